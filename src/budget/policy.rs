@@ -1,0 +1,446 @@
+//! The policy: how much time and how many attempts one read action may spend.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::time::Duration;
+
+use super::secs;
+
+/// The SPEC's fallback waits: 2 s after attempt 1, 4 s after attempt 2 (and after every later one).
+pub const DEFAULT_FALLBACK_WAITS: &[Duration] = &[Duration::from_secs(2), Duration::from_secs(4)];
+
+/// A set of HTTP status codes (100–599), small enough to build in a `const`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StatusSet {
+    bits: [u64; 8],
+    /// A code outside 100–599 that was asked for; kept so `validate` can name it.
+    out_of_range: Option<u16>,
+}
+
+impl StatusSet {
+    /// The empty set: nothing is retried.
+    pub const fn new() -> Self {
+        Self {
+            bits: [0; 8],
+            out_of_range: None,
+        }
+    }
+
+    /// This set with `status` added. A code outside 100–599 makes the policy invalid.
+    pub const fn with(mut self, status: u16) -> Self {
+        if status < 100 || status > 599 {
+            if self.out_of_range.is_none() {
+                self.out_of_range = Some(status);
+            }
+            return self;
+        }
+        let i = (status - 100) as usize;
+        self.bits[i / 64] |= 1 << (i % 64);
+        self
+    }
+
+    /// Whether `status` is in the set.
+    pub const fn contains(&self, status: u16) -> bool {
+        if status < 100 || status > 599 {
+            return false;
+        }
+        let i = (status - 100) as usize;
+        self.bits[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    /// The codes in the set, in ascending order.
+    pub fn iter(&self) -> impl Iterator<Item = u16> + '_ {
+        (100..=599).filter(|s| self.contains(*s))
+    }
+}
+
+impl Default for StatusSet {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for StatusSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+/// The finite retry budget of one read action.
+///
+/// Every number is configurable; [`RetryPolicy::new`] gives the SPEC's defaults:
+///
+/// | setting | default |
+/// |---|---|
+/// | total budget, from the first attempt's start | 20 s |
+/// | attempts, the first included | 3 |
+/// | per-attempt cap, reserved in full before each start | 4 s |
+/// | retryable statuses | 429 |
+/// | local floor on every wait | 1 s |
+/// | fallback waits (Retry-After missing or invalid) | 2 s, then 4 s (the last repeats) |
+/// | trust the local wall clock to read a `Retry-After` date | yes |
+///
+/// ```
+/// use std::time::Duration;
+/// use palette_list::budget::RetryPolicy;
+///
+/// const POLICY: RetryPolicy = RetryPolicy::new()
+///     .with_budget(Duration::from_secs(30))
+///     .with_max_attempts(4);
+/// assert_eq!(POLICY.attempt_cap(), Duration::from_secs(4));
+/// assert!(POLICY.validate().is_ok());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    budget: Duration,
+    max_attempts: u32,
+    attempt_cap: Duration,
+    retry_statuses: StatusSet,
+    min_wait: Duration,
+    fallback_waits: Cow<'static, [Duration]>,
+    trust_local_clock: bool,
+}
+
+impl RetryPolicy {
+    /// The SPEC's policy: 20 s, 3 attempts, 4 s cap, retry 429, 1 s floor, fallback 2 s then 4 s.
+    pub const fn new() -> Self {
+        Self {
+            budget: Duration::from_secs(20),
+            max_attempts: 3,
+            attempt_cap: Duration::from_secs(4),
+            retry_statuses: StatusSet::new().with(429),
+            min_wait: Duration::from_secs(1),
+            fallback_waits: Cow::Borrowed(DEFAULT_FALLBACK_WAITS),
+            trust_local_clock: true,
+        }
+    }
+
+    /// Total elapsed time the action may span, from the first attempt's start (default 20 s).
+    pub const fn with_budget(mut self, budget: Duration) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// Attempts at most, the first included (default 3).
+    pub const fn with_max_attempts(mut self, max_attempts: u32) -> Self {
+        self.max_attempts = max_attempts;
+        self
+    }
+
+    /// The longest one attempt may run; reserved before every start (default 4 s).
+    pub const fn with_attempt_cap(mut self, attempt_cap: Duration) -> Self {
+        self.attempt_cap = attempt_cap;
+        self
+    }
+
+    /// The statuses that may be retried (default: 429 only). 2xx can never be retried.
+    pub const fn with_retry_statuses(mut self, statuses: StatusSet) -> Self {
+        self.retry_statuses = statuses;
+        self
+    }
+
+    /// The local floor on every wait, whatever the server asked (default 1 s).
+    pub const fn with_min_wait(mut self, min_wait: Duration) -> Self {
+        self.min_wait = min_wait;
+        self
+    }
+
+    /// Whether the local wall clock may date a receipt when the response has no usable `Date`
+    /// header (default `true`). Without either, a `Retry-After` date stops the action as
+    /// `clock_untrusted`.
+    pub const fn with_trust_local_clock(mut self, trust: bool) -> Self {
+        self.trust_local_clock = trust;
+        self
+    }
+
+    /// The waits used when `Retry-After` is missing or invalid: entry `i` after attempt `i + 1`,
+    /// the last entry repeating (default 2 s, 4 s). Not `const`: the list may be built at run time.
+    pub fn with_fallback_waits(mut self, waits: impl Into<Cow<'static, [Duration]>>) -> Self {
+        self.fallback_waits = waits.into();
+        self
+    }
+
+    /// Total elapsed budget.
+    pub const fn budget(&self) -> Duration {
+        self.budget
+    }
+
+    /// Attempts at most, the first included.
+    pub const fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+
+    /// Per-attempt cap.
+    pub const fn attempt_cap(&self) -> Duration {
+        self.attempt_cap
+    }
+
+    /// Retryable statuses.
+    pub const fn retry_statuses(&self) -> &StatusSet {
+        &self.retry_statuses
+    }
+
+    /// Local floor on every wait.
+    pub const fn min_wait(&self) -> Duration {
+        self.min_wait
+    }
+
+    /// Whether the local wall clock is trusted to date a receipt.
+    pub const fn trust_local_clock(&self) -> bool {
+        self.trust_local_clock
+    }
+
+    /// Fallback waits, by completed attempt.
+    pub fn fallback_waits(&self) -> &[Duration] {
+        &self.fallback_waits
+    }
+
+    /// The fallback wait after `completed` attempts (1-based; past the list its last entry).
+    /// `None` only for an invalid policy whose list is empty.
+    pub fn fallback_after(&self, completed: u32) -> Option<Duration> {
+        let i = (completed.max(1) - 1) as usize;
+        self.fallback_waits
+            .get(i)
+            .or_else(|| self.fallback_waits.last())
+            .copied()
+    }
+
+    /// Refuses a policy that cannot work; otherwise reports what it can at best afford.
+    pub fn validate(&self) -> Result<Affordance, PolicyError> {
+        if self.max_attempts == 0 {
+            return Err(PolicyError::NoAttempts);
+        }
+        if self.attempt_cap.is_zero() {
+            return Err(PolicyError::ZeroCap);
+        }
+        if self.attempt_cap > self.budget {
+            return Err(PolicyError::CapBeyondBudget {
+                cap: self.attempt_cap,
+                budget: self.budget,
+            });
+        }
+        if self.fallback_waits.is_empty() {
+            return Err(PolicyError::EmptyFallback);
+        }
+        if let Some(status) = self.retry_statuses.out_of_range {
+            return Err(PolicyError::NotAStatus(status));
+        }
+        if let Some(status) = self.retry_statuses.iter().find(|s| (200..300).contains(s)) {
+            return Err(PolicyError::SuccessRetried(status));
+        }
+        Ok(self.affordance())
+    }
+
+    fn affordance(&self) -> Affordance {
+        // At best every answer is instant and every wait is the floor.
+        let at_best = self.attempts_fitting(|_| self.min_wait);
+        let on_fallback = self.attempts_fitting(|completed| {
+            self.min_wait
+                .max(self.fallback_after(completed).unwrap_or_default())
+        });
+        Affordance {
+            max_attempts: self.max_attempts,
+            at_best,
+            on_fallback,
+        }
+    }
+
+    /// How many attempts fit when answers are instant and the wait after attempt `k` is
+    /// `wait(k)`: attempt `k + 1` starts at the sum of the first `k` waits and needs its cap.
+    fn attempts_fitting(&self, wait: impl Fn(u32) -> Duration) -> u32 {
+        let room = self.budget.saturating_sub(self.attempt_cap);
+        let mut start = Duration::ZERO;
+        let mut fitted = 1;
+        // Walk the list's entries one by one; past them every wait is the same, so divide.
+        let listed = u32::try_from(self.fallback_waits.len()).unwrap_or(u32::MAX);
+        while fitted < self.max_attempts && fitted <= listed {
+            match start.checked_add(wait(fitted)) {
+                Some(next) if next <= room => start = next,
+                _ => return fitted,
+            }
+            fitted += 1;
+        }
+        if fitted >= self.max_attempts {
+            return self.max_attempts;
+        }
+        let step = wait(fitted);
+        if step.is_zero() {
+            return self.max_attempts;
+        }
+        let more = (room - start).as_nanos() / step.as_nanos();
+        let total = u128::from(fitted) + more;
+        u32::try_from(total)
+            .unwrap_or(u32::MAX)
+            .min(self.max_attempts)
+    }
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What a valid policy can afford, at best.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Affordance {
+    /// The policy's `max_attempts`.
+    pub max_attempts: u32,
+    /// Attempts that fit when every answer is instant and every wait is the local floor.
+    pub at_best: u32,
+    /// Attempts that fit when every answer is instant but no server hint is usable.
+    pub on_fallback: u32,
+}
+
+impl fmt::Display for Affordance {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "at best {} of {} attempts fit (instant answers, floor waits); {} with no usable server hint",
+            self.at_best, self.max_attempts, self.on_fallback
+        )
+    }
+}
+
+/// Why a policy was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PolicyError {
+    /// `max_attempts` is 0.
+    #[error("max_attempts is 0: at least one attempt is needed")]
+    NoAttempts,
+    /// The per-attempt cap is zero.
+    #[error("attempt_cap is 0 s: an attempt needs time to run")]
+    ZeroCap,
+    /// The per-attempt cap is longer than the whole budget.
+    #[error("attempt_cap ({} s) is longer than the budget ({} s): no attempt could start", secs(*cap), secs(*budget))]
+    CapBeyondBudget {
+        /// The cap asked for.
+        cap: Duration,
+        /// The budget asked for.
+        budget: Duration,
+    },
+    /// The fallback list is empty.
+    #[error(
+        "fallback_waits is empty: a missing or invalid Retry-After needs a wait to fall back on"
+    )]
+    EmptyFallback,
+    /// A retry status outside 100–599.
+    #[error("retry status {0} is not an HTTP status (100-599)")]
+    NotAStatus(u16),
+    /// A 2xx in the retry set.
+    #[error("retry status {0} is a success: a 2xx ends the action and is never retried")]
+    SuccessRetried(u16),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    const S: fn(u64) -> Duration = Duration::from_secs;
+
+    #[test]
+    fn defaults_are_the_specs() {
+        let p = RetryPolicy::new();
+        assert_eq!(p.budget(), S(20));
+        assert_eq!(p.max_attempts(), 3);
+        assert_eq!(p.attempt_cap(), S(4));
+        assert_eq!(p.retry_statuses().iter().collect::<Vec<_>>(), vec![429]);
+        assert_eq!(p.min_wait(), S(1));
+        assert_eq!(p.fallback_waits(), &[S(2), S(4)]);
+        assert!(p.trust_local_clock());
+        assert_eq!(p, RetryPolicy::default());
+    }
+
+    #[test]
+    fn fallback_repeats_its_last_entry() {
+        let p = RetryPolicy::new();
+        assert_eq!(p.fallback_after(1), Some(S(2)));
+        assert_eq!(p.fallback_after(2), Some(S(4)));
+        assert_eq!(p.fallback_after(3), Some(S(4)));
+        assert_eq!(p.fallback_after(1000), Some(S(4)));
+    }
+
+    #[test]
+    fn nonsense_is_refused_by_name() {
+        let p = RetryPolicy::new();
+        assert_eq!(
+            p.clone().with_max_attempts(0).validate(),
+            Err(PolicyError::NoAttempts)
+        );
+        assert_eq!(
+            p.clone().with_attempt_cap(S(0)).validate(),
+            Err(PolicyError::ZeroCap)
+        );
+        let e = p.clone().with_attempt_cap(S(21)).validate().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "attempt_cap (21 s) is longer than the budget (20 s): no attempt could start"
+        );
+        assert_eq!(
+            p.clone().with_fallback_waits(Vec::new()).validate(),
+            Err(PolicyError::EmptyFallback)
+        );
+        assert_eq!(
+            p.clone()
+                .with_retry_statuses(StatusSet::new().with(429).with(600))
+                .validate(),
+            Err(PolicyError::NotAStatus(600))
+        );
+        assert_eq!(
+            p.clone()
+                .with_retry_statuses(StatusSet::new().with(204))
+                .validate(),
+            Err(PolicyError::SuccessRetried(204))
+        );
+        // A budget of zero can fit no cap at all.
+        assert!(matches!(
+            p.with_budget(S(0)).validate(),
+            Err(PolicyError::CapBeyondBudget { .. })
+        ));
+    }
+
+    #[test]
+    fn affordance_of_the_default_policy() {
+        let a = RetryPolicy::new().validate().unwrap();
+        assert_eq!(
+            a,
+            Affordance {
+                max_attempts: 3,
+                at_best: 3,
+                on_fallback: 3
+            }
+        );
+    }
+
+    #[test]
+    fn affordance_reports_what_cannot_fit() {
+        // 10 s budget, 4 s cap: starts must be <= 6 s. Floor 1 s: starts 0..=6 -> 7 attempts.
+        // Fallback 2 s then 4 s: starts 0, 2, 6 -> 3 attempts.
+        let p = RetryPolicy::new().with_budget(S(10)).with_max_attempts(100);
+        let a = p.validate().unwrap();
+        assert_eq!((a.at_best, a.on_fallback), (7, 3));
+        // The same with the cap equal to the budget: only the first attempt fits.
+        let a = p.with_attempt_cap(S(10)).validate().unwrap();
+        assert_eq!((a.at_best, a.on_fallback), (1, 1));
+    }
+
+    #[test]
+    fn affordance_with_a_zero_floor_is_bounded_by_attempts() {
+        let p = RetryPolicy::new()
+            .with_min_wait(S(0))
+            .with_fallback_waits(vec![S(0)])
+            .with_max_attempts(u32::MAX);
+        let a = p.validate().unwrap();
+        assert_eq!((a.at_best, a.on_fallback), (u32::MAX, u32::MAX));
+    }
+
+    #[test]
+    fn status_set_holds_only_what_was_added() {
+        let s = StatusSet::new().with(429).with(503).with(100).with(599);
+        assert!(s.contains(429) && s.contains(503) && s.contains(100) && s.contains(599));
+        assert!(!s.contains(500) && !s.contains(99) && !s.contains(600));
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![100, 429, 503, 599]);
+    }
+}

@@ -1,0 +1,277 @@
+//! `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP date, and nothing else.
+
+use std::fmt;
+use std::time::{Duration, SystemTime};
+
+/// A valid `Retry-After` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryAfter {
+    /// delay-seconds; a value too large for `u64` saturates at `u64::MAX` seconds.
+    Delay(Duration),
+    /// An HTTP date, in any of the three forms RFC 9110 asks recipients to accept.
+    Date(SystemTime),
+}
+
+/// Why a `Retry-After` value is not one of the two valid forms.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("Retry-After {value:?} is invalid: {reason}")]
+pub struct InvalidRetryAfter {
+    /// The value as received.
+    pub value: String,
+    /// What is wrong with it, for the trace.
+    pub reason: &'static str,
+}
+
+/// What was wrong with a retryable response's `Retry-After`, where something was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeaderNote {
+    /// No `Retry-After` in the response (or, cross-origin, not exposed to the page).
+    Missing {
+        /// The header may exist but be hidden by CORS (`Access-Control-Expose-Headers`).
+        maybe_hidden: bool,
+    },
+    /// A `Retry-After` that is neither delay-seconds nor an HTTP date.
+    Invalid(InvalidRetryAfter),
+}
+
+impl HeaderNote {
+    /// The fixture's name for this note: `missing` or `invalid`.
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            HeaderNote::Missing { .. } => "missing",
+            HeaderNote::Invalid(_) => "invalid",
+        }
+    }
+}
+
+impl fmt::Display for HeaderNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HeaderNote::Missing {
+                maybe_hidden: false,
+            } => f.write_str("Retry-After missing"),
+            HeaderNote::Missing { maybe_hidden: true } => f.write_str(
+                "Retry-After missing (cross-origin: the server may send it without exposing it)",
+            ),
+            HeaderNote::Invalid(e) => e.fmt(f),
+        }
+    }
+}
+
+/// Parses a `Retry-After` field value.
+///
+/// delay-seconds is one or more ASCII digits and nothing else; a huge number is valid and
+/// saturates. An HTTP date may be IMF-fixdate, RFC 850 or asctime form, and must be a real
+/// calendar date with the right weekday. Surrounding spaces and tabs are not part of a field
+/// value (RFC 9110 §5.5) and are ignored; everything else that is not one of the two forms is
+/// invalid, with the reason.
+///
+/// ```
+/// use std::time::Duration;
+/// use palette_list::budget::{parse_retry_after, RetryAfter};
+///
+/// assert_eq!(parse_retry_after("3"), Ok(RetryAfter::Delay(Duration::from_secs(3))));
+/// assert!(matches!(parse_retry_after("Mon, 01 Jan 2024 12:00:06 GMT"), Ok(RetryAfter::Date(_))));
+/// assert_eq!(parse_retry_after("1.5").unwrap_err().reason, "a fraction is not delay-seconds");
+/// ```
+pub fn parse_retry_after(value: &str) -> Result<RetryAfter, InvalidRetryAfter> {
+    let v = value.trim_matches([' ', '\t']);
+    let invalid = |reason| InvalidRetryAfter {
+        value: value.to_owned(),
+        reason,
+    };
+    if v.is_empty() {
+        return Err(invalid("the value is empty"));
+    }
+    if v.bytes().all(|b| b.is_ascii_digit()) {
+        let secs = v.bytes().fold(0u64, |n, d| {
+            n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+        });
+        return Ok(RetryAfter::Delay(Duration::from_secs(secs)));
+    }
+    if let Ok(date) = httpdate::parse_http_date(v) {
+        return Ok(RetryAfter::Date(date));
+    }
+    Err(invalid(why_invalid(v)))
+}
+
+/// A short reason for a value that is neither form, for the trace.
+fn why_invalid(v: &str) -> &'static str {
+    let first = v.as_bytes()[0];
+    let numeric_tail = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || b == b'.' || b == b'e' || b == b'E')
+    };
+    if first == b'-' && numeric_tail(&v[1..]) {
+        "a negative number is not delay-seconds"
+    } else if first == b'+' && numeric_tail(&v[1..]) {
+        "a sign is not allowed in delay-seconds"
+    } else if first.is_ascii_digit() && v.contains(['.', ',']) && numeric_tail(&v.replace(',', ""))
+    {
+        "a fraction is not delay-seconds"
+    } else if first.is_ascii_digit() && !v.contains(' ') {
+        "delay-seconds is digits only, with no unit or suffix"
+    } else if v.contains(' ') && v.bytes().any(|b| b.is_ascii_digit()) {
+        "not a valid HTTP date (form, calendar date or weekday is wrong)"
+    } else {
+        "neither delay-seconds nor an HTTP date"
+    }
+}
+
+/// The wait a `Retry-After` date asks for, given the receipt's wall-clock time: a past date is
+/// 0, and a sub-second difference rounds up to the next whole second (HTTP dates carry whole
+/// seconds; rounding down could send the request before the date the server named).
+pub fn delay_until(date: SystemTime, receipt: SystemTime) -> Duration {
+    match date.duration_since(receipt) {
+        Ok(d) if d.subsec_nanos() > 0 => Duration::from_secs(d.as_secs().saturating_add(1)),
+        Ok(d) => d,
+        Err(_) => Duration::ZERO,
+    }
+}
+
+/// Parses an HTTP `Date` header for clock evidence; `None` when it is not a valid HTTP date.
+pub fn parse_date_header(value: &str) -> Option<SystemTime> {
+    httpdate::parse_http_date(value.trim_matches([' ', '\t'])).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::UNIX_EPOCH;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// Mon, 01 Jan 2024 12:00:00 GMT.
+    const NOON: u64 = 1_704_110_400;
+
+    fn at(secs: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(secs)
+    }
+
+    fn reason(v: &str) -> &'static str {
+        parse_retry_after(v).unwrap_err().reason
+    }
+
+    #[test]
+    fn delay_seconds() {
+        for (v, s) in [("0", 0), ("3", 3), ("0003", 3), ("30", 30), (" 4\t", 4)] {
+            assert_eq!(
+                parse_retry_after(v),
+                Ok(RetryAfter::Delay(Duration::from_secs(s))),
+                "{v:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn huge_delay_saturates_and_stays_valid() {
+        assert_eq!(
+            parse_retry_after("18446744073709551615"),
+            Ok(RetryAfter::Delay(Duration::from_secs(u64::MAX)))
+        );
+        assert_eq!(
+            parse_retry_after("99999999999999999999999999999999"),
+            Ok(RetryAfter::Delay(Duration::from_secs(u64::MAX)))
+        );
+        assert_eq!(
+            parse_retry_after("18446744073709551614"),
+            Ok(RetryAfter::Delay(Duration::from_secs(u64::MAX - 1)))
+        );
+    }
+
+    #[test]
+    fn every_invalid_form_of_the_spec_is_refused_with_a_reason() {
+        assert_eq!(reason("1.5"), "a fraction is not delay-seconds");
+        assert_eq!(reason("-1"), "a negative number is not delay-seconds");
+        assert_eq!(reason("+3"), "a sign is not allowed in delay-seconds");
+        assert_eq!(
+            reason("3s"),
+            "delay-seconds is digits only, with no unit or suffix"
+        );
+        assert_eq!(reason("tomorrow"), "neither delay-seconds nor an HTTP date");
+        assert_eq!(reason("NaN"), "neither delay-seconds nor an HTTP date");
+        assert_eq!(reason(""), "the value is empty");
+        assert_eq!(reason("  "), "the value is empty");
+        assert_eq!(
+            reason("Mon, 01 Jan 2024 12:00:06"),
+            "not a valid HTTP date (form, calendar date or weekday is wrong)"
+        );
+        // Non-ASCII digits are not delay-seconds.
+        assert!(parse_retry_after("３").is_err());
+        assert!(parse_retry_after("1 2").is_err());
+        assert!(parse_retry_after("0x10").is_err());
+        assert!(parse_retry_after("1e3").is_err());
+    }
+
+    #[test]
+    fn invalid_keeps_the_value_as_received() {
+        let e = parse_retry_after(" 1.5").unwrap_err();
+        assert_eq!(e.value, " 1.5");
+        assert_eq!(
+            e.to_string(),
+            "Retry-After \" 1.5\" is invalid: a fraction is not delay-seconds"
+        );
+    }
+
+    #[test]
+    fn the_three_date_forms() {
+        let six = Ok(RetryAfter::Date(at(NOON + 6)));
+        assert_eq!(parse_retry_after("Mon, 01 Jan 2024 12:00:06 GMT"), six);
+        assert_eq!(parse_retry_after("Monday, 01-Jan-24 12:00:06 GMT"), six);
+        assert_eq!(parse_retry_after("Mon Jan  1 12:00:06 2024"), six);
+    }
+
+    #[test]
+    fn invalid_calendar_dates_are_refused() {
+        // 30 February, 31 April, 29 February of a non-leap year, and a wrong weekday.
+        for v in [
+            "Fri, 30 Feb 2024 12:00:00 GMT",
+            "Tue, 31 Apr 2024 12:00:00 GMT",
+            "Thu, 29 Feb 2023 12:00:00 GMT",
+            "Tue, 01 Jan 2024 12:00:00 GMT",
+            "Mon, 01 Jan 2024 24:00:00 GMT",
+            "Mon, 01 Jan 2024 12:60:00 GMT",
+        ] {
+            assert!(parse_retry_after(v).is_err(), "{v}");
+        }
+        // 29 February of a leap year is real.
+        assert!(parse_retry_after("Thu, 29 Feb 2024 12:00:00 GMT").is_ok());
+    }
+
+    #[test]
+    fn dates_round_trip_through_the_imf_form() {
+        for secs in [0, NOON, NOON + 6, 951_782_400, 4_102_444_799] {
+            let text = httpdate::fmt_http_date(at(secs));
+            assert_eq!(parse_retry_after(&text), Ok(RetryAfter::Date(at(secs))));
+            assert_eq!(parse_date_header(&text), Some(at(secs)));
+        }
+    }
+
+    #[test]
+    fn date_difference_clamps_and_rounds_up() {
+        assert_eq!(
+            delay_until(at(NOON + 6), at(NOON + 2)),
+            Duration::from_secs(4)
+        );
+        assert_eq!(delay_until(at(NOON), at(NOON + 2)), Duration::ZERO);
+        assert_eq!(delay_until(at(NOON), at(NOON)), Duration::ZERO);
+        let receipt = at(NOON + 2) + Duration::from_millis(300);
+        assert_eq!(delay_until(at(NOON + 6), receipt), Duration::from_secs(4));
+        let receipt = at(NOON + 5) + Duration::from_millis(999);
+        assert_eq!(delay_until(at(NOON + 6), receipt), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn notes_have_the_fixture_names() {
+        assert_eq!(
+            HeaderNote::Missing {
+                maybe_hidden: false
+            }
+            .kind(),
+            "missing"
+        );
+        let note = HeaderNote::Invalid(parse_retry_after("NaN").unwrap_err());
+        assert_eq!(note.kind(), "invalid");
+    }
+}

@@ -1,0 +1,547 @@
+//! Core tests on a virtual clock. They compile natively and in wasm.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use super::*;
+
+const fn s(n: u64) -> Duration {
+    Duration::from_secs(n)
+}
+
+/// Mon, 01 Jan 2024 12:00:00 GMT.
+fn noon() -> SystemTime {
+    UNIX_EPOCH + s(1_704_110_400)
+}
+
+/// The origin of the driver's clock in these tests: not zero, so elapsed time is really derived.
+const T0: Duration = Duration::from_millis(1_234_567);
+
+fn start() -> ReadAction {
+    start_with(RetryPolicy::new())
+}
+
+fn start_with(policy: RetryPolicy) -> ReadAction {
+    let mut a = ReadAction::start(T0, policy).unwrap();
+    assert_eq!(
+        a.poll_action(),
+        Some(Step::StartAttempt {
+            number: 1,
+            deadline: T0 + s(4)
+        })
+    );
+    a
+}
+
+fn stopped(a: &mut ReadAction) -> StopReport {
+    match a.poll_action() {
+        Some(Step::Stop(r)) => {
+            assert_eq!(a.report(), Some(&r));
+            assert_eq!(a.poll_timeout(), None);
+            r
+        }
+        other => panic!("expected a stop, got {other:?}"),
+    }
+}
+
+fn waits_until(a: &mut ReadAction, at: u64) -> WaitReason {
+    match a.poll_action() {
+        Some(Step::Wait { until, reason }) => {
+            assert_eq!(until, T0 + s(at));
+            assert_eq!(a.poll_timeout(), Some(T0 + s(at)));
+            reason
+        }
+        other => panic!("expected a wait, got {other:?}"),
+    }
+}
+
+fn starts(a: &mut ReadAction, number: u32, at: u64) {
+    assert_eq!(
+        a.poll_action(),
+        Some(Step::StartAttempt {
+            number,
+            deadline: T0 + s(at + 4)
+        })
+    );
+}
+
+fn terminal_events(a: &ReadAction) -> usize {
+    a.trace()
+        .iter()
+        .filter(|e| matches!(e.event, Event::Stopped(_)))
+        .count()
+}
+
+#[test]
+fn schedule_a_by_hand() {
+    let mut a = start();
+    a.handle_response(T0 + s(2), &Response::new(429).retry_after("3"), None);
+    assert_eq!(waits_until(&mut a, 5), WaitReason::ServerDelay(s(3)));
+    a.handle_timeout(T0 + s(5));
+    starts(&mut a, 2, 5);
+    a.handle_response(T0 + s(7), &Response::new(429).retry_after("4"), None);
+    waits_until(&mut a, 11);
+    a.handle_timeout(T0 + s(11));
+    starts(&mut a, 3, 11);
+    a.handle_response(T0 + s(14), &Response::new(200), None);
+    let r = stopped(&mut a);
+    assert_eq!(r.outcome, Outcome::Succeeded);
+    assert_eq!((r.at, r.request_time, r.waited_time), (s(14), s(7), s(7)));
+    assert_eq!(r.attempts, 3);
+    assert_eq!(terminal_events(&a), 1);
+}
+
+#[test]
+fn the_step_is_given_once() {
+    let mut a = start();
+    assert_eq!(a.poll_action(), None);
+    a.handle_response(T0 + s(2), &Response::new(429), None);
+    assert!(a.poll_action().is_some());
+    assert_eq!(a.poll_action(), None);
+}
+
+#[test]
+fn wait_exceeds_budget_stops_at_receipt_with_the_specs_words() {
+    let mut a = start();
+    a.handle_response(T0 + s(2), &Response::new(429).retry_after("30"), None);
+    let r = stopped(&mut a);
+    assert_eq!(r.outcome, Outcome::BudgetExhausted);
+    assert_eq!(r.at, s(2));
+    assert_eq!(r.requested_delay.map(|d| d.delay), Some(s(30)));
+    assert_eq!(
+        r.message(),
+        [
+            "Stopped: retry budget cannot fit another request.",
+            "Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.",
+            "The service requested a 30-second delay. No retry was sent.",
+        ]
+    );
+}
+
+#[test]
+fn a_huge_delay_never_overflows_the_clock() {
+    let mut a = start();
+    let huge = "340282366920938463463374607431768211456";
+    a.handle_response(T0 + s(2), &Response::new(429).retry_after(huge), None);
+    let r = stopped(&mut a);
+    assert_eq!(r.outcome, Outcome::BudgetExhausted);
+    assert_eq!(r.requested_delay.map(|d| d.delay), Some(s(u64::MAX)));
+    assert!(r.message()[2].starts_with("The service requested a 18446744073709551615-or-more"));
+}
+
+#[test]
+fn a_wait_that_fits_can_still_stop_on_the_reserved_cap() {
+    // Receipt at 14, delay 4: next start 18 needs its cap until 22 > 20.
+    let mut a = start();
+    a.handle_response(T0 + s(4), &Response::new(429).retry_after("6"), None);
+    waits_until(&mut a, 10);
+    a.handle_timeout(T0 + s(10));
+    starts(&mut a, 2, 10);
+    a.handle_response(T0 + s(14), &Response::new(429).retry_after("4"), None);
+    let r = stopped(&mut a);
+    assert_eq!((r.outcome, r.at), (Outcome::BudgetExhausted, s(14)));
+    assert_eq!((r.request_time, r.waited_time), (s(8), s(6)));
+    assert_eq!(
+        r.message()[2],
+        "The service requested a 4-second delay. No further retry was sent."
+    );
+}
+
+#[test]
+fn the_gate_admits_an_attempt_that_ends_exactly_at_the_deadline() {
+    let mut a = start();
+    // At 2, wait 14: the next attempt starts at 16 and its cap ends at exactly 20.
+    a.handle_response(T0 + s(2), &Response::new(429).retry_after("14"), None);
+    waits_until(&mut a, 16);
+    a.handle_timeout(T0 + s(16));
+    starts(&mut a, 2, 16);
+}
+
+#[test]
+fn the_local_floor_lengthens_short_server_delays() {
+    let mut a = start();
+    a.handle_response(T0 + s(2), &Response::new(429).retry_after("0"), None);
+    assert_eq!(waits_until(&mut a, 3), WaitReason::ServerDelay(s(0)));
+}
+
+#[test]
+fn a_valid_server_delay_is_never_shortened() {
+    let mut a = start();
+    a.handle_response(T0 + s(1), &Response::new(429).retry_after("15"), None);
+    waits_until(&mut a, 16);
+}
+
+#[test]
+fn missing_and_invalid_hints_fall_back_and_the_list_repeats() {
+    let policy = RetryPolicy::new().with_max_attempts(4).with_budget(s(60));
+    let mut a = start_with(policy);
+    a.handle_response(T0 + s(1), &Response::new(429), None);
+    let reason = waits_until(&mut a, 3);
+    assert_eq!(
+        reason,
+        WaitReason::Fallback {
+            wait: s(2),
+            note: HeaderNote::Missing {
+                maybe_hidden: false
+            }
+        }
+    );
+    a.handle_timeout(T0 + s(3));
+    starts(&mut a, 2, 3);
+    a.handle_response(T0 + s(4), &Response::new(429).retry_after("1.5"), None);
+    let WaitReason::Fallback { wait, note } = waits_until(&mut a, 8) else {
+        panic!()
+    };
+    assert_eq!((wait, note.kind()), (s(4), "invalid"));
+    a.handle_timeout(T0 + s(8));
+    starts(&mut a, 3, 8);
+    a.handle_response(T0 + s(9), &Response::new(429).retry_after("soon"), None);
+    waits_until(&mut a, 13); // past the list's end, its last entry repeats
+}
+
+#[test]
+fn a_cross_origin_miss_says_the_header_may_be_hidden() {
+    let mut a = start();
+    a.handle_response(T0 + s(2), &Response::new(429).cross_origin(true), None);
+    let WaitReason::Fallback { note, .. } = waits_until(&mut a, 4) else {
+        panic!()
+    };
+    assert_eq!(note, HeaderNote::Missing { maybe_hidden: true });
+    assert!(note.to_string().contains("may send it without exposing it"));
+}
+
+#[test]
+fn attempts_run_out_before_the_budget_does() {
+    let mut a = start();
+    for (n, t) in [(2, 2), (3, 5)] {
+        a.handle_response(T0 + s(t), &Response::new(429).retry_after("0"), None);
+        waits_until(&mut a, t + 1);
+        a.handle_timeout(T0 + s(t + 1));
+        starts(&mut a, n, t + 1);
+    }
+    a.handle_response(T0 + s(8), &Response::new(429).retry_after("0"), None);
+    let r = stopped(&mut a);
+    assert_eq!(
+        (r.outcome, r.at, r.attempts),
+        (Outcome::AttemptsExhausted, s(8), 3)
+    );
+    assert_eq!(r.requested_delay, None);
+}
+
+#[test]
+fn with_both_gates_closed_attempts_are_named() {
+    let mut a = start_with(RetryPolicy::new().with_max_attempts(1));
+    a.handle_response(T0 + s(2), &Response::new(429).retry_after("100"), None);
+    assert_eq!(stopped(&mut a).outcome, Outcome::AttemptsExhausted);
+}
+
+#[test]
+fn a_date_is_read_against_the_trusted_local_clock() {
+    let mut a = start();
+    let hint = Response::new(429).retry_after("Mon, 01 Jan 2024 12:00:06 GMT");
+    a.handle_response(T0 + s(2), &hint, Some(noon() + s(2)));
+    let reason = waits_until(&mut a, 6);
+    assert_eq!(
+        reason,
+        WaitReason::ServerDate {
+            until: noon() + s(6),
+            delay: s(4),
+            evidence: ClockSource::LocalClock
+        }
+    );
+}
+
+#[test]
+fn the_responses_own_date_wins_over_the_local_clock() {
+    let mut a = start();
+    let hint = Response::new(429)
+        .retry_after("Mon, 01 Jan 2024 12:00:06 GMT")
+        .date("Mon, 01 Jan 2024 12:00:01 GMT");
+    // The local clock is an hour off; the server's own clock gives 5 s.
+    a.handle_response(T0 + s(2), &hint, Some(noon() + s(3600)));
+    let WaitReason::ServerDate {
+        delay, evidence, ..
+    } = waits_until(&mut a, 7)
+    else {
+        panic!()
+    };
+    assert_eq!((delay, evidence), (s(5), ClockSource::DateHeader));
+}
+
+#[test]
+fn no_clock_evidence_stops_as_clock_untrusted() {
+    let hint = Response::new(429).retry_after("Mon, 01 Jan 2024 12:00:06 GMT");
+    // No local clock at all.
+    let mut a = start();
+    a.handle_response(T0 + s(2), &hint, None);
+    let r = stopped(&mut a);
+    assert_eq!((r.outcome, r.at), (Outcome::ClockUntrusted, s(2)));
+    assert_eq!(r.unreadable_date, Some(noon() + s(6)));
+    assert_eq!(
+        r.message()[2],
+        "The service asked to retry after Mon, 01 Jan 2024 12:00:06 GMT. No retry was sent."
+    );
+    // A local clock the policy does not trust, and an unreadable Date header.
+    let mut a = start_with(RetryPolicy::new().with_trust_local_clock(false));
+    a.handle_response(
+        T0 + s(2),
+        &hint.clone().date("yesterday"),
+        Some(noon() + s(2)),
+    );
+    assert_eq!(stopped(&mut a).outcome, Outcome::ClockUntrusted);
+    // The same, but the response's Date is readable: that is evidence enough.
+    let mut a = start_with(RetryPolicy::new().with_trust_local_clock(false));
+    let dated = hint.date("Mon, 01 Jan 2024 12:00:02 GMT");
+    a.handle_response(T0 + s(2), &dated, None);
+    waits_until(&mut a, 6);
+}
+
+#[test]
+fn a_past_date_waits_only_the_floor() {
+    let mut a = start();
+    let hint = Response::new(429).retry_after("Mon, 01 Jan 2024 11:00:00 GMT");
+    a.handle_response(T0 + s(2), &hint, Some(noon() + s(2)));
+    let WaitReason::ServerDate { delay, .. } = waits_until(&mut a, 3) else {
+        panic!()
+    };
+    assert_eq!(delay, Duration::ZERO);
+}
+
+#[test]
+fn a_date_wait_is_fixed_once_and_later_clock_changes_do_not_move_it() {
+    let mut a = start();
+    let hint = Response::new(429).retry_after("Mon, 01 Jan 2024 12:00:06 GMT");
+    a.handle_response(T0 + s(2), &hint, Some(noon() + s(2)));
+    waits_until(&mut a, 6);
+    // The wall clock jumps; the action never looks at it again. The wake is on the monotonic
+    // clock: early calls change nothing, the planned one starts attempt 2.
+    a.handle_timeout(T0 + s(5));
+    assert_eq!(a.poll_action(), None);
+    assert_eq!(a.poll_timeout(), Some(T0 + s(6)));
+    a.handle_timeout(T0 + s(6));
+    starts(&mut a, 2, 6);
+}
+
+#[test]
+fn a_late_wake_rechecks_the_gate_against_now() {
+    let mut a = start();
+    a.handle_response(T0 + s(2), &Response::new(429).retry_after("10"), None);
+    waits_until(&mut a, 12);
+    a.handle_timeout(T0 + s(17));
+    let r = stopped(&mut a);
+    assert_eq!(
+        (r.outcome, r.at, r.waited_time),
+        (Outcome::BudgetExhausted, s(17), s(15))
+    );
+    assert_eq!(r.stopped_while, StoppedWhile::WokeLate(s(5)));
+    assert_eq!(r.requested_delay, None);
+    assert!(r.message()[2].starts_with("The wait ended 5 seconds late"));
+    assert!(a
+        .trace()
+        .iter()
+        .any(|e| e.event == Event::TimerWoke { late: s(5) }));
+}
+
+#[test]
+fn a_late_wake_that_still_fits_starts_the_attempt_at_now() {
+    let mut a = start();
+    a.handle_response(T0 + s(2), &Response::new(429).retry_after("10"), None);
+    waits_until(&mut a, 12);
+    a.handle_timeout(T0 + s(13));
+    starts(&mut a, 2, 13);
+}
+
+#[test]
+fn leaving_while_waiting_cancels_the_retry() {
+    let mut a = start();
+    a.handle_response(T0 + s(2), &Response::new(429).retry_after("8"), None);
+    waits_until(&mut a, 10);
+    a.handle_leave(T0 + s(5));
+    let r = stopped(&mut a);
+    assert_eq!(
+        (r.outcome, r.at, r.request_time, r.waited_time),
+        (Outcome::UserLeft, s(5), s(2), s(3))
+    );
+    assert_eq!(r.stopped_while, StoppedWhile::Waiting);
+    // The timer the driver failed to clear changes nothing; no attempt ever starts.
+    a.handle_timeout(T0 + s(10));
+    assert_eq!(a.poll_action(), None);
+    assert_eq!(a.attempts(), 1);
+}
+
+#[test]
+fn leaving_in_flight_drops_the_late_answer() {
+    let mut a = start();
+    a.handle_leave(T0 + s(1));
+    let r = stopped(&mut a);
+    assert_eq!((r.outcome, r.request_time), (Outcome::UserLeft, s(1)));
+    assert_eq!(r.stopped_while, StoppedWhile::InFlight);
+    assert!(r.message()[2].contains("may still have processed it"));
+    a.handle_response(T0 + s(2), &Response::new(200), None);
+    a.handle_transport_failure(T0 + s(2), "aborted");
+    assert_eq!(a.poll_action(), None);
+    assert_eq!(a.report(), Some(&r), "the report did not change");
+    let dropped: Vec<_> = a.trace().iter().map(|e| &e.event).collect();
+    assert!(matches!(
+        dropped[dropped.len() - 2..],
+        [
+            Event::ResponseDropped {
+                status: Some(200),
+                reason: DropReason::NotOwned
+            },
+            Event::ResponseDropped {
+                status: None,
+                reason: DropReason::NotOwned
+            },
+        ]
+    ));
+    // Leaving again is nothing new.
+    a.handle_leave(T0 + s(3));
+    assert_eq!(terminal_events(&a), 1);
+}
+
+#[test]
+fn other_statuses_stop_under_their_own_outcome() {
+    for status in [500, 503, 404, 304, 401] {
+        let mut a = start();
+        a.handle_response(T0 + s(1), &Response::new(status).retry_after("1"), None);
+        let r = stopped(&mut a);
+        assert_eq!(r.outcome, Outcome::NonRetryableResponse, "{status}");
+        assert_eq!(r.last_response.as_ref().map(|l| l.status), Some(status));
+        assert_eq!(r.last_response.and_then(|l| l.note), None);
+    }
+    let mut a = start_with(RetryPolicy::new().with_retry_statuses(StatusSet::new().with(503)));
+    a.handle_response(T0 + s(1), &Response::new(503).retry_after("1"), None);
+    waits_until(&mut a, 2);
+}
+
+#[test]
+fn a_transport_failure_is_not_retried() {
+    let mut a = start();
+    a.handle_transport_failure(T0 + s(1), "The network request failed.");
+    let r = stopped(&mut a);
+    assert_eq!(
+        (r.outcome, r.request_time, &r.last_response),
+        (Outcome::TransportFailure, s(1), &None)
+    );
+    assert_eq!(
+        r.message()[2],
+        "The network request failed. No retry was sent."
+    );
+}
+
+#[test]
+fn the_cap_times_an_attempt_out() {
+    let mut a = start();
+    assert_eq!(a.poll_timeout(), Some(T0 + s(4)));
+    a.handle_timeout(T0 + s(3));
+    assert_eq!(a.poll_action(), None, "early");
+    a.handle_timeout(T0 + s(4));
+    let r = stopped(&mut a);
+    assert_eq!(
+        (r.outcome, r.at, r.request_time),
+        (Outcome::AttemptTimedOut, s(4), s(4))
+    );
+    assert_eq!(
+        r.message()[0],
+        "Stopped: the service did not answer within 4 seconds."
+    );
+}
+
+#[test]
+fn a_response_after_the_cap_is_not_used() {
+    let mut a = start();
+    a.handle_response(T0 + s(5), &Response::new(200), None);
+    let r = stopped(&mut a);
+    assert_eq!(r.outcome, Outcome::AttemptTimedOut);
+    assert!(a.trace().iter().any(|e| e.event
+        == Event::ResponseDropped {
+            status: Some(200),
+            reason: DropReason::PastCap
+        }));
+}
+
+#[test]
+fn an_answer_exactly_at_the_cap_counts() {
+    let mut a = start();
+    a.handle_response(T0 + s(4), &Response::new(200), None);
+    assert_eq!(stopped(&mut a).outcome, Outcome::Succeeded);
+}
+
+#[test]
+fn an_invalid_policy_starts_nothing() {
+    assert_eq!(
+        ReadAction::start(T0, RetryPolicy::new().with_max_attempts(0)).unwrap_err(),
+        PolicyError::NoAttempts
+    );
+}
+
+#[test]
+fn every_outcome_is_reachable() {
+    use std::collections::HashSet;
+    let mut seen = HashSet::new();
+    let drive = |f: &dyn Fn(&mut ReadAction)| {
+        let mut a = start();
+        f(&mut a);
+        stopped(&mut a).outcome
+    };
+    let date = "Mon, 01 Jan 2024 12:00:06 GMT";
+    seen.insert(drive(&|a| {
+        a.handle_response(T0 + s(1), &Response::new(200), None)
+    }));
+    seen.insert(drive(&|a| {
+        a.handle_response(T0 + s(1), &Response::new(429).retry_after("99"), None)
+    }));
+    seen.insert(drive(&|a| {
+        for t in [1, 3] {
+            a.handle_response(T0 + s(t), &Response::new(429).retry_after("1"), None);
+            a.handle_timeout(T0 + s(t + 1));
+        }
+        a.handle_response(T0 + s(5), &Response::new(429).retry_after("1"), None);
+    }));
+    seen.insert(drive(&|a| a.handle_leave(T0 + s(1))));
+    seen.insert(drive(&|a| {
+        a.handle_response(T0 + s(1), &Response::new(429).retry_after(date), None)
+    }));
+    seen.insert(drive(&|a| {
+        a.handle_response(T0 + s(1), &Response::new(500), None)
+    }));
+    seen.insert(drive(&|a| a.handle_transport_failure(T0 + s(1), "offline")));
+    seen.insert(drive(&|a| a.handle_timeout(T0 + s(4))));
+    assert_eq!(seen, Outcome::ALL.into_iter().collect());
+}
+
+#[test]
+fn the_trace_tells_the_whole_story() {
+    let mut a = start();
+    a.handle_response(T0 + s(2), &Response::new(429).retry_after("3"), None);
+    a.handle_timeout(T0 + s(5));
+    a.handle_response(T0 + s(7), &Response::new(200), None);
+    let lines: Vec<String> = a
+        .trace()
+        .iter()
+        .map(|e| format!("{} {}", secs(e.at), e.event))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "0 action started: budget 20 s, at most 3 attempts, 4 s cap each",
+            "0 attempt 1 started",
+            "2 attempt 1 answered 429, Retry-After: 3",
+            "2 wait 3 s: server asked for 3 s; 18 s of budget left",
+            "5 timer woke on time",
+            "5 attempt 2 started",
+            "7 attempt 2 answered 200",
+            "7 stopped: succeeded after 2 of 3 attempts",
+        ]
+    );
+}
+
+#[test]
+fn secs_is_exact() {
+    assert_eq!(secs(s(4)), "4");
+    assert_eq!(secs(Duration::from_millis(2500)), "2.5");
+    assert_eq!(secs(Duration::from_nanos(1_000_000_001)), "1.000000001");
+}
