@@ -1,0 +1,759 @@
+//! The fixture format of `shared/fixtures/README.md`, read strictly: unknown keys are ignored,
+//! anything malformed is refused with the case and the field.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::time::{Duration, SystemTime};
+
+use serde_json::{Map, Value};
+
+use crate::budget::{secs, RetryPolicy, StatusSet};
+
+/// A fixture file, parsed. Each case is parsed on its own, so one bad case does not hide the
+/// others.
+#[derive(Clone, Debug)]
+pub struct Fixture {
+    /// The file's `about`, if any.
+    pub about: Option<String>,
+    /// The `cases`, in file order.
+    pub cases: Vec<Result<Case, CaseError>>,
+    /// The `invalid_fixtures`: cases the model must refuse.
+    pub invalid_fixtures: Vec<InvalidFixture>,
+    /// Response bodies by name.
+    pub bodies: BTreeMap<String, Value>,
+}
+
+/// A case the model must refuse, with the reason it must give.
+#[derive(Clone, Debug)]
+pub struct InvalidFixture {
+    /// Its `id`.
+    pub id: String,
+    /// Its `source`.
+    pub source: Option<String>,
+    /// The error the model must give (without the case and field).
+    pub expect_error: String,
+    /// What parsing made of it.
+    pub parsed: Result<Case, CaseError>,
+}
+
+/// One case, ready to replay.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Its `id`.
+    pub id: String,
+    /// Where in the source document it comes from.
+    pub source: Option<String>,
+    /// The policy in force (the file's, with the case's overrides).
+    pub policy: RetryPolicy,
+    /// The read; always `GET`.
+    pub request: Request,
+    /// The wall clock at elapsed 0; `None` means no usable local clock evidence.
+    pub wall_clock_at_zero: Option<SystemTime>,
+    /// What each started attempt observes, in order.
+    pub attempts: Vec<Attempt>,
+    /// When the user leaves, if they do.
+    pub user_leaves_at: Option<Duration>,
+    /// How late the 1st, 2nd, … wait's timer wakes.
+    pub timer_late_by: Vec<Duration>,
+    /// What the model must produce, if given.
+    pub expect: Option<Map<String, Value>>,
+}
+
+/// The read being modelled. There is no method field: only `GET` is accepted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Request {
+    /// The path, e.g. `/palettes`.
+    pub path: Option<String>,
+    /// The query parameters.
+    pub query: BTreeMap<String, String>,
+}
+
+/// What one attempt observes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attempt {
+    /// From its start to its answer (or failure); `None` for an attempt that never answers.
+    pub duration: Option<Duration>,
+    /// What comes back.
+    pub answer: Answer,
+}
+
+/// What comes back for an attempt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// An HTTP response.
+    Response {
+        /// Its status.
+        status: u16,
+        /// Its headers, as sent by the server.
+        headers: Vec<(String, String)>,
+        /// The name of its body in `bodies`.
+        body: Option<String>,
+    },
+    /// (Extension) the network fails after `duration_s`: `"failure": "transport"`.
+    TransportFailure,
+    /// (Extension) no answer at all, so the cap aborts the attempt: `"failure": "no_answer"`.
+    NoAnswer,
+}
+
+impl Answer {
+    /// The value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        match self {
+            Answer::Response { headers, .. } => headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.as_str()),
+            _ => None,
+        }
+    }
+}
+
+/// A whole file that cannot be read as a fixture.
+#[derive(Debug, thiserror::Error)]
+pub enum FixtureError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The path given.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The text is not JSON.
+    #[error("not valid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// A top-level field is malformed.
+    #[error("{field}: {problem}")]
+    Field {
+        /// The field.
+        field: String,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// A case the model refuses, naming the case and the field.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("case {case}, {field}: {problem}")]
+pub struct CaseError {
+    /// The case's `id` (or its position when it has none).
+    pub case: String,
+    /// The field, as a path (`attempts[0].duration_s`).
+    pub field: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+impl Fixture {
+    /// Reads and parses a fixture file.
+    pub fn load(path: &str) -> Result<Fixture, FixtureError> {
+        let text = std::fs::read_to_string(path).map_err(|source| FixtureError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Fixture::parse(&text)
+    }
+
+    /// Parses fixture text.
+    pub fn parse(text: &str) -> Result<Fixture, FixtureError> {
+        let root: Value = serde_json::from_str(text)?;
+        let top = |field: &str, problem: String| FixtureError::Field {
+            field: field.to_owned(),
+            problem,
+        };
+        let root = root.as_object().ok_or_else(|| {
+            top(
+                "(top level)",
+                format!("must be an object, got {}", kind(&root)),
+            )
+        })?;
+        for key in ["policy", "request"] {
+            if let Some(v) = root.get(key).filter(|v| !v.is_object()) {
+                return Err(top(key, format!("must be an object, got {}", kind(v))));
+            }
+        }
+        let about = match root.get("about") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(v) => return Err(top("about", format!("must be a string, got {}", kind(v)))),
+        };
+        let bodies = match root.get("bodies") {
+            None => BTreeMap::new(),
+            Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            Some(v) => return Err(top("bodies", format!("must be an object, got {}", kind(v)))),
+        };
+        let list = |key: &str, required: bool| -> Result<Vec<Value>, FixtureError> {
+            match root.get(key) {
+                None if !required => Ok(Vec::new()),
+                None => Err(top(key, "is missing".into())),
+                Some(Value::Array(a)) => Ok(a.clone()),
+                Some(v) => Err(top(key, format!("must be an array, got {}", kind(v)))),
+            }
+        };
+        let cases = list("cases", true)?;
+        let invalid = list("invalid_fixtures", false)?;
+
+        let defaults = Defaults {
+            root,
+            bodies: &bodies,
+        };
+        let mut seen = HashSet::new();
+        let mut parsed = Vec::new();
+        for (i, raw) in cases.iter().enumerate() {
+            let case = defaults.case(raw, &format!("cases[{i}]"));
+            let case = case.and_then(|c| {
+                if seen.insert(c.id.clone()) {
+                    Ok(c)
+                } else {
+                    Err(CaseError {
+                        case: c.id.clone(),
+                        field: "id".into(),
+                        problem: "another case has the same id".into(),
+                    })
+                }
+            });
+            parsed.push(case);
+        }
+        let mut invalid_fixtures = Vec::new();
+        for (i, raw) in invalid.iter().enumerate() {
+            let at = format!("invalid_fixtures[{i}]");
+            let obj = raw
+                .as_object()
+                .ok_or_else(|| top(&at, format!("must be an object, got {}", kind(raw))))?;
+            let id = match obj.get("id") {
+                Some(Value::String(s)) => s.clone(),
+                _ => return Err(top(&format!("{at}.id"), "must be a string".into())),
+            };
+            let expect_error = match obj.get("expect_error") {
+                Some(Value::String(s)) => s.clone(),
+                _ => {
+                    return Err(top(
+                        &format!("{at}.expect_error"),
+                        "must be a string".into(),
+                    ))
+                }
+            };
+            invalid_fixtures.push(InvalidFixture {
+                source: obj.get("source").and_then(Value::as_str).map(str::to_owned),
+                parsed: defaults.case(raw, &at),
+                id,
+                expect_error,
+            });
+        }
+        Ok(Fixture {
+            about,
+            cases: parsed,
+            invalid_fixtures,
+            bodies,
+        })
+    }
+}
+
+/// The file-level values a case inherits.
+struct Defaults<'a> {
+    root: &'a Map<String, Value>,
+    bodies: &'a BTreeMap<String, Value>,
+}
+
+/// Field access for one case, with errors that name the case and the field.
+struct Fields<'a> {
+    case: String,
+    obj: &'a Map<String, Value>,
+    prefix: String,
+}
+
+impl Fields<'_> {
+    fn err(&self, field: &str, problem: impl fmt::Display) -> CaseError {
+        CaseError {
+            case: self.case.clone(),
+            field: format!("{}{field}", self.prefix),
+            problem: problem.to_string(),
+        }
+    }
+
+    fn seconds(&self, field: &str, v: &Value) -> Result<Duration, CaseError> {
+        seconds(v).map_err(|p| self.err(field, p))
+    }
+
+    fn opt_seconds(&self, field: &str) -> Result<Option<Duration>, CaseError> {
+        match self.obj.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => self.seconds(field, v).map(Some),
+        }
+    }
+}
+
+impl Defaults<'_> {
+    fn case(&self, raw: &Value, at: &str) -> Result<Case, CaseError> {
+        let obj = raw.as_object().ok_or_else(|| CaseError {
+            case: at.to_owned(),
+            field: "(case)".into(),
+            problem: format!("must be an object, got {}", kind(raw)),
+        })?;
+        let id = match obj.get("id") {
+            Some(Value::String(s)) if !s.is_empty() => s.clone(),
+            other => {
+                return Err(CaseError {
+                    case: at.to_owned(),
+                    field: "id".into(),
+                    problem: match other {
+                        None => "is missing".into(),
+                        Some(v) => format!("must be a non-empty string, got {}", kind(v)),
+                    },
+                })
+            }
+        };
+        let f = Fields {
+            case: id.clone(),
+            obj,
+            prefix: String::new(),
+        };
+        let source = match obj.get("source") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(v) => return Err(f.err("source", format!("must be a string, got {}", kind(v)))),
+        };
+        let policy = self.policy(&f)?;
+        let request = self.request(&f)?;
+        let wall_clock_at_zero =
+            match obj
+                .get("wall_clock_at_zero")
+                .or_else(|| self.root.get("wall_clock_at_zero"))
+            {
+                None => {
+                    return Err(f.err(
+                        "wall_clock_at_zero",
+                        "is missing (null means no usable clock evidence)",
+                    ))
+                }
+                Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(httpdate::parse_http_date(s).map_err(|_| {
+                    f.err("wall_clock_at_zero", format!("{s:?} is not an HTTP date"))
+                })?),
+                Some(v) => {
+                    return Err(f.err(
+                        "wall_clock_at_zero",
+                        format!("must be an HTTP date or null, got {}", kind(v)),
+                    ))
+                }
+            };
+        let attempts = match obj.get("attempts") {
+            Some(Value::Array(a)) if !a.is_empty() => a,
+            Some(Value::Array(_)) => {
+                return Err(f.err("attempts", "is empty: the first attempt always starts"))
+            }
+            Some(v) => return Err(f.err("attempts", format!("must be an array, got {}", kind(v)))),
+            None => return Err(f.err("attempts", "is missing")),
+        };
+        let attempts = attempts
+            .iter()
+            .enumerate()
+            .map(|(i, a)| self.attempt(&f, i, a, &policy))
+            .collect::<Result<Vec<_>, _>>()?;
+        let user_leaves_at = f.opt_seconds("user_leaves_at_s")?;
+        let timer_late_by = match obj.get("timer_late_by_s") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| f.seconds(&format!("timer_late_by_s[{i}]"), v))
+                .collect::<Result<_, _>>()?,
+            Some(v) => {
+                return Err(f.err(
+                    "timer_late_by_s",
+                    format!("must be an array, got {}", kind(v)),
+                ))
+            }
+        };
+        let expect = match obj.get("expect") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(m)) => Some(check_expect(&f, m)?),
+            Some(v) => return Err(f.err("expect", format!("must be an object, got {}", kind(v)))),
+        };
+        Ok(Case {
+            id,
+            source,
+            policy,
+            request,
+            wall_clock_at_zero,
+            attempts,
+            user_leaves_at,
+            timer_late_by,
+            expect,
+        })
+    }
+
+    /// The file's policy with the case's overrides, key by key.
+    fn policy(&self, f: &Fields) -> Result<RetryPolicy, CaseError> {
+        let mut merged = Map::new();
+        for source in [self.root.get("policy"), f.obj.get("policy")]
+            .into_iter()
+            .flatten()
+        {
+            let m = source.as_object().ok_or_else(|| {
+                f.err("policy", format!("must be an object, got {}", kind(source)))
+            })?;
+            merged.extend(m.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        let get = |key: &str| {
+            merged
+                .get(key)
+                .ok_or_else(|| f.err(&format!("policy.{key}"), "is missing"))
+        };
+        let secs_of = |key: &str| get(key).and_then(|v| f.seconds(&format!("policy.{key}"), v));
+        let budget = secs_of("budget_s")?;
+        let cap = secs_of("attempt_cap_s")?;
+        let min_wait = secs_of("min_wait_s")?;
+        let max_attempts = get("max_attempts")?;
+        let max_attempts = max_attempts
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| {
+                f.err(
+                    "policy.max_attempts",
+                    format!(
+                        "must be a whole number from 0 to {}, got {max_attempts}",
+                        u32::MAX
+                    ),
+                )
+            })?;
+        let statuses = get("retry_statuses")?
+            .as_array()
+            .ok_or_else(|| f.err("policy.retry_statuses", "must be an array of HTTP statuses"))?;
+        let mut set = StatusSet::new();
+        for (i, v) in statuses.iter().enumerate() {
+            set =
+                set.with(status(v).map_err(|p| f.err(&format!("policy.retry_statuses[{i}]"), p))?);
+        }
+        let fallback = get("fallback_waits_s")?
+            .as_array()
+            .ok_or_else(|| f.err("policy.fallback_waits_s", "must be an array of seconds"))?
+            .iter()
+            .enumerate()
+            .map(|(i, v)| f.seconds(&format!("policy.fallback_waits_s[{i}]"), v))
+            .collect::<Result<Vec<_>, _>>()?;
+        let policy = RetryPolicy::new()
+            .with_budget(budget)
+            .with_max_attempts(max_attempts)
+            .with_attempt_cap(cap)
+            .with_retry_statuses(set)
+            .with_min_wait(min_wait)
+            .with_fallback_waits(fallback);
+        policy.validate().map_err(|e| f.err("policy", e))?;
+        Ok(policy)
+    }
+
+    /// The file's request with the case's overrides; only `GET` is accepted.
+    fn request(&self, f: &Fields) -> Result<Request, CaseError> {
+        let mut merged = Map::new();
+        for source in [self.root.get("request"), f.obj.get("request")]
+            .into_iter()
+            .flatten()
+        {
+            let m = source.as_object().ok_or_else(|| {
+                f.err(
+                    "request",
+                    format!("must be an object, got {}", kind(source)),
+                )
+            })?;
+            merged.extend(m.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        match merged.get("method") {
+            Some(Value::String(m)) if m == "GET" => {}
+            Some(Value::String(m)) => {
+                return Err(f.err(
+                    "request.method",
+                    format!("is {m:?}: the read action accepts GET only, and no write is retried"),
+                ))
+            }
+            Some(v) => {
+                return Err(f.err(
+                    "request.method",
+                    format!("must be \"GET\", got {}", kind(v)),
+                ))
+            }
+            None => {
+                return Err(f.err(
+                    "request.method",
+                    "is missing (the read action accepts GET only)",
+                ))
+            }
+        }
+        let path = match merged.get("path") {
+            None => None,
+            Some(Value::String(p)) if p.starts_with('/') => Some(p.clone()),
+            Some(v) => {
+                return Err(f.err(
+                    "request.path",
+                    format!("must be a string starting with /, got {v}"),
+                ))
+            }
+        };
+        let mut query = BTreeMap::new();
+        match merged.get("query") {
+            None => {}
+            Some(Value::Object(q)) => {
+                for (k, v) in q {
+                    let v = v.as_str().ok_or_else(|| {
+                        f.err(
+                            &format!("request.query.{k}"),
+                            format!("must be a string, got {}", kind(v)),
+                        )
+                    })?;
+                    query.insert(k.clone(), v.to_owned());
+                }
+            }
+            Some(v) => {
+                return Err(f.err(
+                    "request.query",
+                    format!("must be an object, got {}", kind(v)),
+                ))
+            }
+        }
+        Ok(Request { path, query })
+    }
+
+    fn attempt(
+        &self,
+        f: &Fields,
+        i: usize,
+        raw: &Value,
+        policy: &RetryPolicy,
+    ) -> Result<Attempt, CaseError> {
+        let at = format!("attempts[{i}]");
+        let obj = raw
+            .as_object()
+            .ok_or_else(|| f.err(&at, format!("must be an object, got {}", kind(raw))))?;
+        let a = Fields {
+            case: f.case.clone(),
+            obj,
+            prefix: format!("{at}."),
+        };
+        let duration = a.opt_seconds("duration_s")?;
+        if let Some(d) = duration {
+            if d > policy.attempt_cap() {
+                return Err(a.err(
+                    "duration_s",
+                    format!(
+                        "attempt {} lasts {} s, beyond the {} s per-attempt cap",
+                        i + 1,
+                        secs(d),
+                        secs(policy.attempt_cap())
+                    ),
+                ));
+            }
+        }
+        let failure = match obj.get("failure") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(v) => {
+                return Err(a.err(
+                    "failure",
+                    format!("must be \"transport\" or \"no_answer\", got {}", kind(v)),
+                ))
+            }
+        };
+        let answer = match (failure, obj.get("status")) {
+            (Some(_), Some(_)) => {
+                return Err(a.err("failure", "an attempt that fails has no status"))
+            }
+            (Some("transport"), None) => {
+                if duration.is_none() {
+                    return Err(a.err("duration_s", "is missing (when does the transport fail?)"));
+                }
+                Answer::TransportFailure
+            }
+            (Some("no_answer"), None) => {
+                if duration.is_some() {
+                    return Err(a.err(
+                        "duration_s",
+                        "must be absent: an attempt with no answer runs to its cap",
+                    ));
+                }
+                Answer::NoAnswer
+            }
+            (Some(other), None) => {
+                return Err(a.err(
+                    "failure",
+                    format!("{other:?} is not \"transport\" or \"no_answer\""),
+                ))
+            }
+            (None, None) => return Err(a.err("status", "is missing")),
+            (None, Some(v)) => {
+                if duration.is_none() {
+                    return Err(a.err("duration_s", "is missing"));
+                }
+                let status = status(v).map_err(|p| a.err("status", p))?;
+                let mut headers: Vec<(String, String)> = Vec::new();
+                match obj.get("headers") {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Object(h)) => {
+                        for (k, v) in h {
+                            let v = v.as_str().ok_or_else(|| {
+                                a.err(
+                                    &format!("headers.{k}"),
+                                    format!("must be a string, got {}", kind(v)),
+                                )
+                            })?;
+                            if headers.iter().any(|(seen, _)| seen.eq_ignore_ascii_case(k)) {
+                                return Err(a.err(
+                                    &format!("headers.{k}"),
+                                    "is given twice (header names ignore case)",
+                                ));
+                            }
+                            headers.push((k.clone(), v.to_owned()));
+                        }
+                    }
+                    Some(v) => {
+                        return Err(a.err("headers", format!("must be an object, got {}", kind(v))))
+                    }
+                }
+                let body = match obj.get("body") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(name)) if self.bodies.contains_key(name) => {
+                        Some(name.clone())
+                    }
+                    Some(Value::String(name)) => {
+                        return Err(a.err("body", format!("{name:?} is not in the file's bodies")))
+                    }
+                    Some(v) => {
+                        return Err(
+                            a.err("body", format!("must name one of bodies, got {}", kind(v)))
+                        )
+                    }
+                };
+                Answer::Response {
+                    status,
+                    headers,
+                    body,
+                }
+            }
+        };
+        if failure.is_some() && obj.get("body").is_some_and(|b| !b.is_null()) {
+            return Err(a.err("body", "an attempt that fails has no body"));
+        }
+        Ok(Attempt { duration, answer })
+    }
+}
+
+/// Keys of `expect` the model produces, with the JSON type each must have.
+pub(crate) const EXPECT_KEYS: &[(&str, ExpectType)] = &[
+    ("outcome", ExpectType::Outcome),
+    ("stopped_at_s", ExpectType::Seconds),
+    ("starts_s", ExpectType::SecondsList),
+    ("receipts_s", ExpectType::SecondsList),
+    ("receipt_wall_clock", ExpectType::DateList),
+    ("waits_s", ExpectType::SecondsList),
+    ("remaining_at_receipt_s", ExpectType::SecondsList),
+    ("request_s", ExpectType::Seconds),
+    ("waited_s", ExpectType::Seconds),
+    ("last_status", ExpectType::StatusOrNull),
+    ("requested_delay_s", ExpectType::SecondsOrNull),
+    ("header_notes", ExpectType::Notes),
+    ("message", ExpectType::Lines),
+];
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ExpectType {
+    Outcome,
+    Seconds,
+    SecondsOrNull,
+    SecondsList,
+    DateList,
+    StatusOrNull,
+    Notes,
+    Lines,
+}
+
+fn check_expect(f: &Fields, m: &Map<String, Value>) -> Result<Map<String, Value>, CaseError> {
+    let e = |key: &str, p: String| f.err(&format!("expect.{key}"), p);
+    if !m.contains_key("outcome") {
+        return Err(e(
+            "outcome",
+            "is missing: an expect block names the outcome".into(),
+        ));
+    }
+    for (key, ty) in EXPECT_KEYS {
+        let Some(v) = m.get(*key) else { continue };
+        let list = |each: &dyn Fn(&Value) -> Result<(), String>| -> Result<(), CaseError> {
+            let a = v
+                .as_array()
+                .ok_or_else(|| e(key, format!("must be an array, got {}", kind(v))))?;
+            for (i, item) in a.iter().enumerate() {
+                each(item).map_err(|p| e(&format!("{key}[{i}]"), p))?;
+            }
+            Ok(())
+        };
+        match ty {
+            ExpectType::Outcome => match v.as_str() {
+                Some(name) if crate::budget::Outcome::from_name(name).is_some() => {}
+                _ => return Err(e(key, format!("{v} is not an outcome the SPEC names"))),
+            },
+            ExpectType::Seconds => {
+                seconds(v).map_err(|p| e(key, p))?;
+            }
+            ExpectType::SecondsOrNull if v.is_null() => {}
+            ExpectType::SecondsOrNull => {
+                seconds(v).map_err(|p| e(key, p))?;
+            }
+            ExpectType::SecondsList => list(&|x| seconds(x).map(drop))?,
+            ExpectType::DateList => list(&|x| match x {
+                Value::Null => Ok(()),
+                Value::String(s) => httpdate::parse_http_date(s)
+                    .map(drop)
+                    .map_err(|_| format!("{s:?} is not an HTTP date")),
+                other => Err(format!("must be an HTTP date or null, got {}", kind(other))),
+            })?,
+            ExpectType::StatusOrNull if v.is_null() => {}
+            ExpectType::StatusOrNull => {
+                status(v).map_err(|p| e(key, p))?;
+            }
+            ExpectType::Notes => list(&|x| match x.as_str() {
+                Some("missing" | "invalid") => Ok(()),
+                _ => Err(format!("{x} is not \"missing\" or \"invalid\"")),
+            })?,
+            ExpectType::Lines => list(&|x| {
+                x.as_str()
+                    .map(drop)
+                    .ok_or_else(|| format!("must be a string, got {}", kind(x)))
+            })?,
+        }
+    }
+    Ok(m.clone())
+}
+
+/// A JSON number of seconds: finite, not negative, representable to the nanosecond.
+pub(crate) fn seconds(v: &Value) -> Result<Duration, String> {
+    let Some(x) = v.as_f64() else {
+        return Err(format!("must be a number of seconds, got {}", kind(v)));
+    };
+    if x < 0.0 {
+        return Err(format!("{v} is negative"));
+    }
+    let nanos = (x * 1e9).round();
+    if !nanos.is_finite() || nanos >= u64::MAX as f64 {
+        return Err(format!(
+            "{v} is too large (at most {} s)",
+            u64::MAX / 1_000_000_000
+        ));
+    }
+    Ok(Duration::from_nanos(nanos as u64))
+}
+
+fn status(v: &Value) -> Result<u16, String> {
+    v.as_u64()
+        .filter(|s| (100..=599).contains(s))
+        .map(|s| s as u16)
+        .ok_or_else(|| format!("{v} is not an HTTP status (100-599)"))
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

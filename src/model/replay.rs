@@ -1,0 +1,432 @@
+//! Replays a case through the budget core on a virtual clock, and compares with `expect`.
+
+use std::time::{Duration, SystemTime};
+
+use serde_json::{json, Map, Value};
+
+use super::fixture::{seconds, Answer, Case, CaseError, ExpectType, EXPECT_KEYS};
+use crate::budget::{
+    secs, ClockSource, DropReason, Event, Failure, HeaderNote, Phase, ReadAction, Response, Step,
+    StopReport, TraceEvent, WaitReason,
+};
+
+/// What replaying a case produced: the `expect` values, derived from the trace.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// The case's id.
+    pub id: String,
+    /// The policy's budget, for `remaining_at_receipt_s`.
+    pub budget: Duration,
+    /// The whole trace.
+    pub trace: Vec<TraceEvent>,
+    /// The stop report.
+    pub report: StopReport,
+}
+
+impl Replay {
+    /// Each attempt's start.
+    pub fn starts(&self) -> Vec<Duration> {
+        self.events()
+            .filter_map(|(at, e)| matches!(e, Event::AttemptStarted { .. }).then_some(at))
+            .collect()
+    }
+
+    /// Each used response's receipt.
+    pub fn receipts(&self) -> Vec<Duration> {
+        self.events()
+            .filter_map(|(at, e)| matches!(e, Event::ResponseReceived { .. }).then_some(at))
+            .collect()
+    }
+
+    /// Each receipt's wall-clock time, where there was evidence.
+    pub fn receipt_wall_clock(&self) -> Vec<Option<(SystemTime, ClockSource)>> {
+        self.events()
+            .filter_map(|(_, e)| match e {
+                Event::ResponseReceived { wall_clock, .. } => Some(*wall_clock),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Time actually waited: each planned wait up to its wake, or to the stop that cut it.
+    pub fn waits(&self) -> Vec<Duration> {
+        let mut waits = Vec::new();
+        let mut since = None;
+        for (at, e) in self.events() {
+            match e {
+                Event::WaitPlanned { .. } => since = Some(at),
+                Event::TimerWoke { .. } | Event::Stopped(_) => {
+                    if let Some(s) = since.take() {
+                        waits.push(at - s);
+                    }
+                }
+                _ => {}
+            }
+        }
+        waits
+    }
+
+    /// What each retryable response's `Retry-After` lacked, in order.
+    pub fn header_notes(&self) -> Vec<&HeaderNote> {
+        self.events()
+            .filter_map(|(_, e)| match e {
+                Event::ResponseReceived { note, .. } => note.as_ref(),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn events(&self) -> impl Iterator<Item = (Duration, &Event)> {
+        self.trace.iter().map(|t| (t.at, &t.event))
+    }
+
+    /// The result as one JSON object with the `expect` key names, plus `trace`.
+    pub fn to_json(&self) -> Map<String, Value> {
+        let r = &self.report;
+        let list = |v: Vec<Duration>| Value::Array(v.into_iter().map(sec_json).collect());
+        let mut m = Map::new();
+        m.insert("id".into(), json!(self.id));
+        m.insert("outcome".into(), json!(r.outcome.name()));
+        m.insert("stopped_at_s".into(), sec_json(r.at));
+        m.insert("starts_s".into(), list(self.starts()));
+        m.insert("receipts_s".into(), list(self.receipts()));
+        m.insert(
+            "receipt_wall_clock".into(),
+            Value::Array(
+                self.receipt_wall_clock()
+                    .into_iter()
+                    .map(|w| w.map_or(Value::Null, |(t, _)| json!(httpdate::fmt_http_date(t))))
+                    .collect(),
+            ),
+        );
+        m.insert("waits_s".into(), list(self.waits()));
+        m.insert(
+            "remaining_at_receipt_s".into(),
+            list(
+                self.receipts()
+                    .into_iter()
+                    .map(|t| self.budget.saturating_sub(t))
+                    .collect(),
+            ),
+        );
+        m.insert("request_s".into(), sec_json(r.request_time));
+        m.insert("waited_s".into(), sec_json(r.waited_time));
+        m.insert(
+            "last_status".into(),
+            r.last_response
+                .as_ref()
+                .map_or(Value::Null, |l| json!(l.status)),
+        );
+        m.insert(
+            "requested_delay_s".into(),
+            r.requested_delay.map_or(Value::Null, |d| sec_json(d.delay)),
+        );
+        m.insert(
+            "header_notes".into(),
+            Value::Array(
+                self.header_notes()
+                    .into_iter()
+                    .map(|n| json!(n.kind()))
+                    .collect(),
+            ),
+        );
+        m.insert("message".into(), json!(r.message()));
+        m.insert(
+            "trace".into(),
+            Value::Array(self.trace.iter().map(event_json).collect()),
+        );
+        m
+    }
+}
+
+/// A difference between `expect` and what the model produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    /// The `expect` key.
+    pub key: String,
+    /// What the fixture expects.
+    pub expected: Value,
+    /// What the model produced.
+    pub got: Value,
+}
+
+/// Compares a replay with its case's `expect`. Keys the fixture leaves out are not compared,
+/// except `header_notes` and `requested_delay_s`, whose absence means "none" (the format gives
+/// them only "where something was" and "where it decided the stop"). Returns the mismatches and
+/// the `expect` keys the model does not produce (reported, not compared).
+pub fn compare(
+    expect: &Map<String, Value>,
+    got: &Map<String, Value>,
+) -> (Vec<Mismatch>, Vec<String>) {
+    let mut mismatches = Vec::new();
+    for (key, ty) in EXPECT_KEYS {
+        let expected = match (expect.get(*key), *key) {
+            (Some(v), _) => v.clone(),
+            (None, "header_notes") => json!([]),
+            (None, "requested_delay_s") => Value::Null,
+            (None, _) => continue,
+        };
+        let produced = got.get(*key).cloned().unwrap_or(Value::Null);
+        if !same(*ty, &expected, &produced) {
+            mismatches.push(Mismatch {
+                key: (*key).to_owned(),
+                expected,
+                got: produced,
+            });
+        }
+    }
+    let unknown = expect
+        .keys()
+        .filter(|k| !EXPECT_KEYS.iter().any(|(known, _)| known == k))
+        .cloned()
+        .collect();
+    (mismatches, unknown)
+}
+
+fn same(ty: ExpectType, a: &Value, b: &Value) -> bool {
+    let secs_eq = |x: &Value, y: &Value| match (seconds(x), seconds(y)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => x == y,
+    };
+    let date_eq = |x: &Value, y: &Value| match (x.as_str(), y.as_str()) {
+        (Some(x), Some(y)) => {
+            httpdate::parse_http_date(x).ok() == httpdate::parse_http_date(y).ok()
+        }
+        _ => x == y,
+    };
+    let lists = |eq: &dyn Fn(&Value, &Value) -> bool| match (a.as_array(), b.as_array()) {
+        (Some(x), Some(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| eq(x, y)),
+        _ => false,
+    };
+    match ty {
+        ExpectType::Seconds | ExpectType::SecondsOrNull => secs_eq(a, b),
+        ExpectType::SecondsList => lists(&secs_eq),
+        ExpectType::DateList => lists(&date_eq),
+        _ => a == b,
+    }
+}
+
+/// Replays `case` through the core: a virtual clock jumps from event to event (the user leaving,
+/// an answer arriving, the core's one timer), in a loop bounded by the case's size.
+///
+/// Events at the same instant are taken in this order: the user leaving, then an answer, then
+/// the timer. So an answer exactly at the cap counts, and a leave at the instant of an answer
+/// wins (the answer is dropped).
+pub fn replay(case: &Case) -> Result<Replay, CaseError> {
+    let err = |field: &str, problem: String| CaseError {
+        case: case.id.clone(),
+        field: field.to_owned(),
+        problem,
+    };
+    let mut action = ReadAction::start(Duration::ZERO, case.policy.clone())
+        .map_err(|e| err("policy", e.to_string()))?;
+    // The attempt in flight: its index, and when its answer comes (None: never).
+    let mut in_flight: Option<(usize, Option<Duration>)> = None;
+    let mut leave = case.user_leaves_at;
+    let mut waits = 0usize;
+    let mut now = Duration::ZERO;
+    let bound = 4 * (case.attempts.len() + case.timer_late_by.len()) + 8;
+    for _ in 0..bound {
+        match action.poll_action() {
+            Some(Step::StartAttempt { number, .. }) => {
+                let i = number as usize - 1;
+                let Some(attempt) = case.attempts.get(i) else {
+                    return Err(err(
+                        "attempts",
+                        format!(
+                            "attempt {number} was started but the case lists only {}",
+                            case.attempts.len()
+                        ),
+                    ));
+                };
+                in_flight = Some((i, attempt.duration.map(|d| now + d)));
+            }
+            Some(Step::Wait { .. }) => waits += 1,
+            Some(Step::Stop(_)) => leave = None,
+            None => {}
+        }
+        let answer = in_flight.and_then(|(_, at)| at);
+        let timer = action.poll_timeout().map(|t| match action.phase() {
+            Phase::Waiting { .. } => {
+                t + case
+                    .timer_late_by
+                    .get(waits - 1)
+                    .copied()
+                    .unwrap_or_default()
+            }
+            _ => t,
+        });
+        let next = [(leave, 0), (answer, 1), (timer, 2)]
+            .into_iter()
+            .filter_map(|(t, order)| t.map(|t| (t, order)))
+            .min();
+        let Some((at, which)) = next else {
+            return Ok(Replay {
+                id: case.id.clone(),
+                budget: case.policy.budget(),
+                trace: action.trace().to_vec(),
+                report: action
+                    .report()
+                    .cloned()
+                    .ok_or_else(|| err("attempts", "the action never stopped".into()))?,
+            });
+        };
+        now = at;
+        match which {
+            0 => {
+                leave = None;
+                action.handle_leave(now);
+            }
+            1 => {
+                let (i, _) = in_flight
+                    .take()
+                    .expect("an answer time implies an attempt in flight");
+                match &case.attempts[i].answer {
+                    Answer::Response { status, .. } => {
+                        let a = &case.attempts[i].answer;
+                        let mut response = Response::new(*status);
+                        response.retry_after = a.header("Retry-After").map(str::to_owned);
+                        response.date = a.header("Date").map(str::to_owned);
+                        let wall = case.wall_clock_at_zero.map(|w| w + now);
+                        action.handle_response(now, &response, wall);
+                    }
+                    Answer::TransportFailure => {
+                        action.handle_transport_failure(now, "The network request failed.")
+                    }
+                    Answer::NoAnswer => {
+                        unreachable!("an attempt with no answer has no answer time")
+                    }
+                }
+            }
+            _ => {
+                if matches!(action.phase(), Phase::InFlight { .. }) {
+                    in_flight = None; // aborted at its cap
+                }
+                action.handle_timeout(now);
+            }
+        }
+    }
+    Err(err(
+        "attempts",
+        format!("the replay did not settle within {bound} steps"),
+    ))
+}
+
+/// Seconds as JSON: a whole number when whole, else a decimal.
+pub fn sec_json(d: Duration) -> Value {
+    if d.subsec_nanos() == 0 {
+        json!(d.as_secs())
+    } else {
+        json!(d.as_secs_f64())
+    }
+}
+
+fn event_json(t: &TraceEvent) -> Value {
+    let mut m = Map::new();
+    m.insert("at_s".into(), sec_json(t.at));
+    let (name, fields): (&str, Value) = match &t.event {
+        Event::ActionStarted {
+            budget,
+            max_attempts,
+            attempt_cap,
+        } => (
+            "action_started",
+            json!({"budget_s": sec_json(*budget), "max_attempts": max_attempts, "attempt_cap_s": sec_json(*attempt_cap)}),
+        ),
+        Event::AttemptStarted { attempt } => ("attempt_started", json!({ "attempt": attempt })),
+        Event::ResponseReceived {
+            attempt,
+            status,
+            retry_after,
+            date,
+            wall_clock,
+            note,
+        } => (
+            "response_received",
+            json!({
+                "attempt": attempt,
+                "status": status,
+                "retry_after": retry_after,
+                "date": date,
+                "wall_clock": wall_clock.map(|(t, _)| httpdate::fmt_http_date(t)),
+                "clock_evidence": wall_clock.map(|(_, s)| match s {
+                    ClockSource::DateHeader => "date_header",
+                    ClockSource::LocalClock => "local_clock",
+                }),
+                "header_note": note.as_ref().map(|n| n.kind()),
+                "header_note_detail": note.as_ref().map(|n| n.to_string()),
+            }),
+        ),
+        Event::AttemptFailed { attempt, failure } => (
+            "attempt_failed",
+            match failure {
+                Failure::Transport(why) => {
+                    json!({"attempt": attempt, "failure": "transport", "detail": why})
+                }
+                Failure::TimedOut => json!({"attempt": attempt, "failure": "timed_out"}),
+            },
+        ),
+        Event::WaitPlanned {
+            wait,
+            reason,
+            remaining,
+        } => (
+            "wait_planned",
+            json!({
+                "wait_s": sec_json(*wait),
+                "why": match reason {
+                    WaitReason::ServerDelay(_) => "server_delay",
+                    WaitReason::ServerDate { .. } => "server_date",
+                    WaitReason::Fallback { .. } => "fallback",
+                },
+                "detail": reason.to_string(),
+                "remaining_s": sec_json(*remaining),
+            }),
+        ),
+        Event::TimerWoke { late } => ("timer_woke", json!({ "late_s": sec_json(*late) })),
+        Event::ResponseDropped { status, reason } => (
+            "response_dropped",
+            json!({
+                "status": status,
+                "reason": match reason {
+                    DropReason::NotOwned => "not_owned",
+                    DropReason::PastCap => "past_cap",
+                },
+            }),
+        ),
+        Event::Stopped(r) => (
+            "stopped",
+            json!({
+                "outcome": r.outcome.name(),
+                "last_status": r.last_response.as_ref().map(|l| l.status),
+                "attempts": r.attempts,
+                "max_attempts": r.max_attempts,
+                "elapsed_s": sec_json(r.at),
+            }),
+        ),
+    };
+    m.insert("event".into(), json!(name));
+    if let Value::Object(f) = fields {
+        m.extend(f);
+    }
+    m.insert("text".into(), json!(t.event.to_string()));
+    Value::Object(m)
+}
+
+/// A readable timeline of a replay: each event with its elapsed time, then what the user sees.
+pub fn timeline(r: &Replay) -> Vec<String> {
+    let mut lines = Vec::new();
+    for t in &r.trace {
+        let mut line = format!("{:>7} s  {}", secs(t.at), t.event);
+        if let Event::ResponseReceived { .. } = t.event {
+            line.push_str(&format!(
+                " [{} s of budget left]",
+                secs(r.budget.saturating_sub(t.at))
+            ));
+        }
+        lines.push(line);
+    }
+    lines.push("  user sees:".into());
+    lines.extend(r.report.message().into_iter().map(|l| format!("    {l}")));
+    lines
+}
