@@ -185,7 +185,7 @@ impl StopReport {
             Outcome::Succeeded => None,
             Outcome::BudgetExhausted => Some(match (self.requested_delay, self.stopped_while) {
                 (Some(RequestedDelay { delay, .. }), _) => {
-                    format!("The service requested a {}-second delay. {no_retry}", delay_words(delay))
+                    format!("The service requested {}. {no_retry}", delay_words(delay))
                 }
                 (None, StoppedWhile::WokeLate(late)) => format!(
                     "The wait ended {} late, too late to fit another attempt. {no_retry}",
@@ -236,12 +236,12 @@ pub(crate) fn seconds(d: Duration) -> String {
     }
 }
 
-/// The number in "a 30-second delay"; a saturated delay says so rather than print `u64::MAX`.
+/// "a 30-second delay"; a saturated delay says "at least" rather than print a false number.
 fn delay_words(d: Duration) -> String {
     if d.as_secs() == u64::MAX {
-        format!("{}-or-more", u64::MAX)
+        format!("a delay of at least {} seconds", u64::MAX)
     } else {
-        secs(d)
+        format!("a {}-second delay", secs(d))
     }
 }
 

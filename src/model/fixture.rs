@@ -722,8 +722,12 @@ fn check_expect(f: &Fields, m: &Map<String, Value>) -> Result<Map<String, Value>
     Ok(m.clone())
 }
 
-/// A JSON number of seconds: finite, not negative, representable to the nanosecond.
+/// A JSON number of seconds: not negative; whole numbers exactly (up to `u64::MAX`), others
+/// to the nanosecond.
 pub(crate) fn seconds(v: &Value) -> Result<Duration, String> {
+    if let Some(whole) = v.as_u64() {
+        return Ok(Duration::from_secs(whole));
+    }
     let Some(x) = v.as_f64() else {
         return Err(format!("must be a number of seconds, got {}", kind(v)));
     };
@@ -733,7 +737,7 @@ pub(crate) fn seconds(v: &Value) -> Result<Duration, String> {
     let nanos = (x * 1e9).round();
     if !nanos.is_finite() || nanos >= u64::MAX as f64 {
         return Err(format!(
-            "{v} is too large (at most {} s)",
+            "{v} is too large for a fractional number of seconds (at most {} s)",
             u64::MAX / 1_000_000_000
         ));
     }

@@ -1,0 +1,184 @@
+//! Every worked case, replayed through the core: natively with `cargo test`, and inside
+//! WebAssembly in a headless browser with `wasm-pack test --headless --chrome`. In wasm there is
+//! no file system, so the fixture files are embedded at compile time from the same paths.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use palette_list::model::{compare, replay, Fixture};
+
+/// The contract's fixtures, read from the project root's sibling `shared/`.
+const SHIPPED: &str = include_str!("../../shared/fixtures/schedules.json");
+/// This project's own edge cases, under another policy.
+const EDGE: &str = include_str!("fixtures/edge-cases.json");
+
+/// Replays every case and every invalid fixture; returns how many were checked.
+fn check_all(text: &str) -> usize {
+    let fixture = Fixture::parse(text).expect("the fixture file parses");
+    let mut checked = 0;
+    for case in &fixture.cases {
+        let case = case.as_ref().expect("every case is valid");
+        let r = replay(case).unwrap_or_else(|e| panic!("{e}"));
+        let expect = case.expect.as_ref().expect("every case has an expect");
+        let (mismatches, unknown) = compare(expect, &r.to_json());
+        assert!(mismatches.is_empty(), "{}: {mismatches:?}", case.id);
+        assert!(
+            unknown.is_empty(),
+            "{}: unknown expect keys {unknown:?}",
+            case.id
+        );
+        checked += 1;
+    }
+    for inv in &fixture.invalid_fixtures {
+        let error = match &inv.parsed {
+            Err(e) => e.clone(),
+            Ok(case) => replay(case).expect_err(&inv.id),
+        };
+        assert_eq!(error.case, inv.id);
+        assert_eq!(error.problem, inv.expect_error, "{}", inv.id);
+        checked += 1;
+    }
+    checked
+}
+
+#[test]
+fn every_shipped_case_replays_to_its_expect() {
+    // 14 cases and 1 invalid fixture: a file that lost cases must not pass quietly.
+    assert_eq!(check_all(SHIPPED), 15);
+}
+
+#[test]
+fn every_edge_case_replays_to_its_expect() {
+    assert_eq!(check_all(EDGE), 29);
+}
+
+#[test]
+fn the_wait_exceeds_message_is_the_specs() {
+    let fixture = Fixture::parse(SHIPPED).unwrap();
+    let case = fixture
+        .cases
+        .iter()
+        .flatten()
+        .find(|c| c.id == "wait-exceeds-budget")
+        .unwrap();
+    assert_eq!(
+        replay(case).unwrap().report.message(),
+        [
+            "Stopped: retry budget cannot fit another request.",
+            "Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.",
+            "The service requested a 30-second delay. No retry was sent.",
+        ]
+    );
+}
+
+#[test]
+fn a_wrong_expect_is_reported_key_by_key() {
+    let text = SHIPPED.replacen("\"stopped_at_s\": 14,", "\"stopped_at_s\": 15,", 1);
+    let fixture = Fixture::parse(&text).unwrap();
+    let case = fixture.cases[0].as_ref().unwrap();
+    let (mismatches, _) = compare(
+        case.expect.as_ref().unwrap(),
+        &replay(case).unwrap().to_json(),
+    );
+    assert_eq!(mismatches.len(), 1);
+    assert_eq!(mismatches[0].key, "stopped_at_s");
+    assert_eq!(
+        (mismatches[0].expected.as_u64(), mismatches[0].got.as_u64()),
+        (Some(15), Some(14))
+    );
+}
+
+#[test]
+fn an_absent_header_notes_means_none() {
+    // Remove the expected note: the model's "missing" must now be a mismatch, not ignored.
+    let text = SHIPPED.replacen(",\n        \"header_notes\": [\"missing\"]", "", 1);
+    assert_ne!(text, SHIPPED);
+    let fixture = Fixture::parse(&text).unwrap();
+    let case = fixture
+        .cases
+        .iter()
+        .flatten()
+        .find(|c| c.id == "missing-header")
+        .unwrap();
+    let (mismatches, _) = compare(
+        case.expect.as_ref().unwrap(),
+        &replay(case).unwrap().to_json(),
+    );
+    assert_eq!(
+        mismatches
+            .iter()
+            .map(|m| m.key.as_str())
+            .collect::<Vec<_>>(),
+        ["header_notes"]
+    );
+}
+
+#[test]
+fn malformed_files_are_refused_with_the_field() {
+    let err = |t: &str| Fixture::parse(t).unwrap_err().to_string();
+    assert!(err("[").starts_with("not valid JSON"));
+    assert_eq!(err("[]"), "(top level): must be an object, got an array");
+    assert_eq!(err("{}"), "cases: is missing");
+    assert_eq!(
+        err(r#"{"cases": {}}"#),
+        "cases: must be an array, got an object"
+    );
+    assert_eq!(
+        err(r#"{"cases": [], "policy": 3}"#),
+        "policy: must be an object, got a number"
+    );
+}
+
+#[test]
+fn a_bad_case_names_itself_and_its_field_and_spares_the_others() {
+    let text = SHIPPED.replacen("\"duration_s\": 3,", "\"duration_s\": \"3\",", 1);
+    let fixture = Fixture::parse(&text).unwrap();
+    let e = fixture.cases[0].as_ref().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "case schedule-a-seconds, attempts[2].duration_s: must be a number of seconds, got a string"
+    );
+    assert!(fixture.cases[1..].iter().all(Result::is_ok));
+}
+
+#[test]
+fn policy_keys_are_required_and_case_overrides_merge() {
+    let text = SHIPPED.replacen("\"min_wait_s\": 1,", "", 1);
+    let fixture = Fixture::parse(&text).unwrap();
+    let e = fixture.cases[0].as_ref().unwrap_err();
+    assert_eq!(
+        (e.field.as_str(), e.problem.as_str()),
+        ("policy.min_wait_s", "is missing")
+    );
+
+    let text = SHIPPED.replacen(
+        "\"source\": \"Schedule A: the header contains seconds\",",
+        "\"source\": \"A\", \"policy\": {\"budget_s\": 12},",
+        1,
+    );
+    let fixture = Fixture::parse(&text).unwrap();
+    let case = fixture.cases[0].as_ref().unwrap();
+    assert_eq!(case.policy.budget().as_secs(), 12);
+    assert_eq!(
+        case.policy.max_attempts(),
+        3,
+        "the other keys come from the file"
+    );
+}
+
+#[test]
+fn duplicate_ids_are_refused() {
+    let text = SHIPPED.replacen(
+        "\"id\": \"schedule-b-date\"",
+        "\"id\": \"schedule-a-seconds\"",
+        1,
+    );
+    let fixture = Fixture::parse(&text).unwrap();
+    let e = fixture.cases[1].as_ref().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "case schedule-a-seconds, id: another case has the same id"
+    );
+}
