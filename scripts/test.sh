@@ -19,11 +19,11 @@ install_chromium
 say "cargo fmt --check"
 cargo fmt --all -- --check
 say "clippy (native)"
-cargo clippy --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked -- -D warnings
 say "clippy (wasm32)"
-cargo clippy --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
+cargo clippy -p palette-list --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
 say "cargo test"
-cargo test --locked
+cargo test --workspace --locked
 say "wasm tests in headless Chromium"
 wasm-pack test --headless --chrome -- --locked
 say "all checks passed"

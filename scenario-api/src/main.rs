@@ -1,0 +1,86 @@
+//! `scenario-api [--port N] [--fixtures FILE] [--stop-after SECONDS]`
+//!
+//! Serves the scenarios of a fixture file on 127.0.0.1 (port 0 picks a free one) and prints
+//! `listening on http://127.0.0.1:PORT` once it accepts connections. Stops on Ctrl-C, or by
+//! itself after `--stop-after` seconds.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+const USAGE: &str = "usage: scenario-api [--port N] [--fixtures FILE] [--stop-after SECONDS]";
+
+fn main() -> ExitCode {
+    let mut port: u16 = 0;
+    let mut fixtures = "../shared/fixtures/schedules.json".to_owned();
+    let mut stop_after: Option<Duration> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
+        let parsed = match arg.as_str() {
+            "--port" => value("--port").and_then(|v| {
+                v.parse()
+                    .map(|p| port = p)
+                    .map_err(|_| format!("--port {v:?} is not a port number"))
+            }),
+            "--fixtures" => value("--fixtures").map(|v| fixtures = v),
+            "--stop-after" => value("--stop-after").and_then(|v| {
+                v.parse::<u64>()
+                    .map(|s| stop_after = Some(Duration::from_secs(s)))
+                    .map_err(|_| format!("--stop-after {v:?} is not a whole number of seconds"))
+            }),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            other => Err(format!("unknown argument {other:?}")),
+        };
+        if let Err(e) = parsed {
+            eprintln!("scenario-api: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    }
+    let text = match std::fs::read_to_string(&fixtures) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("scenario-api: cannot read {fixtures}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let scenarios = match scenario_api::Scenarios::new(text) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("scenario-api: {fixtures}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+    runtime.block_on(async move {
+        let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("scenario-api: cannot listen on 127.0.0.1:{port}: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let addr = listener.local_addr().expect("a bound address");
+        println!("listening on http://{addr}");
+        let stop = async move {
+            match stop_after {
+                Some(d) => tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = tokio::time::sleep(d) => eprintln!("scenario-api: stopping after {} s", d.as_secs()),
+                },
+                None => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
+            }
+        };
+        match scenario_api::serve(listener, scenarios.router(), stop).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("scenario-api: {e}");
+                ExitCode::from(1)
+            }
+        }
+    })
+}

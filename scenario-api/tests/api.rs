@@ -1,0 +1,348 @@
+//! The scenario API over real loopback sockets: what it answers, when, and what it records.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A small fixture with short durations, so the tests run in well under a second each.
+const FIXTURE: &str = r##"{
+  "policy": { "budget_s": 20, "max_attempts": 3, "attempt_cap_s": 4, "retry_statuses": [429],
+              "min_wait_s": 1, "fallback_waits_s": [2, 4] },
+  "request": { "method": "GET", "path": "/palettes", "query": { "collection": "coast" } },
+  "wall_clock_at_zero": "Mon, 01 Jan 2024 12:00:00 GMT",
+  "cases": [
+    { "id": "seconds", "attempts": [
+        { "duration_s": 0.3, "status": 429, "headers": { "Retry-After": "3" } },
+        { "duration_s": 0.1, "status": 200, "body": "coast" } ] },
+    { "id": "date", "attempts": [
+        { "duration_s": 0.2, "status": 429, "headers": { "Retry-After": "Mon, 01 Jan 2024 12:00:05 GMT" } } ] },
+    { "id": "no-clock", "wall_clock_at_zero": null, "attempts": [
+        { "duration_s": 0.1, "status": 429, "headers": { "Retry-After": "Mon, 01 Jan 2024 12:00:05 GMT" } } ] },
+    { "id": "silent", "attempts": [ { "failure": "no_answer" } ] },
+    { "id": "no-cors", "attempts": [ { "duration_s": 0.1, "failure": "transport" } ] }
+  ],
+  "bodies": { "coast": { "collection": "coast", "palettes": [ { "id": "a", "name": "A", "colors": ["#000000"] } ] } }
+}"##;
+
+async fn serve() -> String {
+    let scenarios = scenario_api::Scenarios::new(FIXTURE.to_owned()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(scenario_api::serve(
+        listener,
+        scenarios.router(),
+        std::future::pending(),
+    ));
+    addr.to_string()
+}
+
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+}
+
+async fn send(addr: &str, method: &str, target: &str) -> Reply {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.unwrap();
+    let text = String::from_utf8(raw).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .map(|l| {
+            let (k, v) = l.split_once(": ").unwrap();
+            (k.to_owned(), v.to_owned())
+        })
+        .collect();
+    Reply {
+        status,
+        headers,
+        body: body.to_owned(),
+    }
+}
+
+async fn new_run(addr: &str, scenario: &str) -> String {
+    let r = send(addr, "POST", &format!("/runs?scenario={scenario}")).await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    r.json()["base"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_run_plays_its_attempts_in_order_at_the_fixtures_pace() {
+    let addr = serve().await;
+    let base = new_run(&addr, "seconds").await;
+    let t = Instant::now();
+    let first = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
+    let took = t.elapsed();
+    assert_eq!(first.status, 429);
+    assert_eq!(first.header("retry-after"), Some("3"));
+    assert!(first.header("date").is_some());
+    assert!(
+        took >= Duration::from_millis(300) && took < Duration::from_millis(600),
+        "{took:?}"
+    );
+    let second = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
+    assert_eq!(second.status, 200);
+    assert_eq!(second.header("content-type"), Some("application/json"));
+    assert_eq!(second.json()["palettes"][0]["name"], "A");
+    // A third request is more than the scenario lists: refused, and still counted.
+    let third = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
+    assert_eq!(third.status, 409);
+    assert_eq!(
+        third.json()["error"],
+        "scenario seconds lists 2 attempts; this is request 3"
+    );
+    let report = send(&addr, "GET", &base).await.json();
+    let states: Vec<_> = report["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["state"].clone(), r["status"].clone()))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("answered".into(), 429.into()),
+            ("answered".into(), 200.into()),
+            ("answered".into(), 409.into())
+        ]
+    );
+}
+
+#[tokio::test]
+async fn cors_exposes_retry_after_and_date() {
+    let addr = serve().await;
+    let base = new_run(&addr, "seconds").await;
+    let r = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(
+        r.header("access-control-expose-headers"),
+        Some("Retry-After, Date")
+    );
+    let pre = send(
+        &addr,
+        "OPTIONS",
+        &format!("{base}/palettes?collection=coast"),
+    )
+    .await;
+    assert_eq!(pre.status, 204);
+    assert_eq!(
+        pre.header("access-control-allow-methods"),
+        Some("GET, POST")
+    );
+}
+
+#[tokio::test]
+async fn a_date_keeps_the_fixtures_distance_on_the_real_clock() {
+    let addr = serve().await;
+    let base = new_run(&addr, "date").await;
+    let r = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
+    // Receipt at 0.2 s reads 12:00:00.2 in the fixture; 12:00:05 is 4.8 s away: 5 whole seconds.
+    let date = httpdate::parse_http_date(r.header("date").unwrap()).unwrap();
+    let retry = httpdate::parse_http_date(r.header("retry-after").unwrap()).unwrap();
+    assert_eq!(retry.duration_since(date).unwrap(), Duration::from_secs(5));
+    let skew = SystemTime::now().duration_since(date).unwrap();
+    assert!(
+        skew < Duration::from_secs(2),
+        "Date is the server's real time"
+    );
+}
+
+#[tokio::test]
+async fn without_clock_evidence_no_date_is_sent() {
+    let addr = serve().await;
+    let base = new_run(&addr, "no-clock").await;
+    let r = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
+    assert_eq!(r.header("date"), None);
+    assert_eq!(
+        r.header("retry-after"),
+        Some("Mon, 01 Jan 2024 12:00:05 GMT")
+    );
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_is_recorded_as_an_abort() {
+    let addr = serve().await;
+    let base = new_run(&addr, "silent").await;
+    let mut s = TcpStream::connect(&addr).await.unwrap();
+    s.write_all(
+        format!("GET {base}/palettes?collection=coast HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes(),
+    )
+    .await
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let report = send(&addr, "GET", &base).await.json();
+    assert_eq!(report["requests"][0]["state"], "in_flight");
+    drop(s);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let report = send(&addr, "GET", &base).await.json();
+    assert_eq!(report["requests"][0]["state"], "aborted");
+    let ended = report["requests"][0]["ended_ms"].as_u64().unwrap();
+    assert!((150..400).contains(&ended), "{ended}");
+}
+
+#[tokio::test]
+async fn a_transport_failure_has_no_cors_headers() {
+    let addr = serve().await;
+    let base = new_run(&addr, "no-cors").await;
+    let r = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
+    assert_eq!(r.status, 503);
+    assert_eq!(r.header("access-control-allow-origin"), None);
+}
+
+#[tokio::test]
+async fn bad_requests_say_what_was_wrong() {
+    let addr = serve().await;
+    let base = new_run(&addr, "seconds").await;
+    for (method, target, status, error) in [
+        (
+            "POST",
+            "/runs?scenario=nope".to_owned(),
+            404,
+            "no scenario \"nope\" in the fixture file",
+        ),
+        (
+            "POST",
+            "/runs".to_owned(),
+            400,
+            "query parameter scenario is missing",
+        ),
+        (
+            "GET",
+            format!("{base}/palettes"),
+            400,
+            "query parameter collection is missing",
+        ),
+        (
+            "GET",
+            format!("{base}/palettes?collection="),
+            400,
+            "query parameter collection is empty",
+        ),
+        (
+            "GET",
+            format!("{base}/palettes?collection=coast&collection=coast"),
+            400,
+            "query parameter collection is given twice",
+        ),
+        (
+            "GET",
+            format!("{base}/palettes?colour=red"),
+            400,
+            "unknown query parameter \"colour\" (expected: collection)",
+        ),
+        (
+            "GET",
+            format!("{base}/palettes?collection=ocean"),
+            404,
+            "no collection \"ocean\" in scenario seconds (it serves \"coast\")",
+        ),
+        (
+            "GET",
+            "/runs/999/palettes?collection=coast".to_owned(),
+            404,
+            "no run 999",
+        ),
+        (
+            "GET",
+            "/runs/x".to_owned(),
+            400,
+            "run \"x\" is not a run number",
+        ),
+    ] {
+        let r = send(&addr, method, &target).await;
+        assert_eq!(
+            (r.status, r.json()["error"].as_str().unwrap()),
+            (status, error),
+            "{target}"
+        );
+    }
+    let r = send(&addr, "GET", "/palettes?collection=coast").await;
+    assert_eq!(r.status, 404);
+    assert!(r.json()["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("no such route"));
+    // None of the refused requests counted as attempts.
+    let report = send(&addr, "GET", &base).await.json();
+    assert_eq!(report["requests"].as_array().unwrap().len(), 0);
+}
+
+#[tokio::test]
+async fn the_fixture_is_served_as_played() {
+    let addr = serve().await;
+    let r = send(&addr, "GET", "/fixture").await;
+    assert_eq!(r.body, FIXTURE);
+}
+
+#[test]
+fn a_fixture_the_model_refuses_is_refused() {
+    let bad = FIXTURE.replace("\"duration_s\": 0.3", "\"duration_s\": 9");
+    let e = scenario_api::Scenarios::new(bad).err().unwrap();
+    assert_eq!(
+        e,
+        "case seconds, attempts[0].duration_s: attempt 1 lasts 9 s, beyond the 4 s per-attempt cap"
+    );
+}
+
+#[test]
+fn the_binary_listens_on_a_free_port_and_stops_by_itself() {
+    use std::io::{BufRead, BufReader};
+    let dir = std::env::temp_dir().join(format!("scenario-api-{}.json", std::process::id()));
+    std::fs::write(&dir, FIXTURE).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_scenario-api"))
+        .args([
+            "--port",
+            "0",
+            "--stop-after",
+            "1",
+            "--fixtures",
+            dir.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("listening on http://127.0.0.1:"), "{line}");
+    let t = Instant::now();
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    assert!(t.elapsed() < Duration::from_secs(3));
+    let _ = std::fs::remove_file(&dir);
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_scenario-api"))
+        .args(["--fixtures", "no/such.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no/such.json"));
+}
