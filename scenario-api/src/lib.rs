@@ -4,7 +4,7 @@
 //!
 //! | route | what |
 //! |---|---|
-//! | `GET /fixture` | the fixture file the server plays, as text |
+//! | `GET /fixture` | the (first) fixture file the server plays, as text |
 //! | `POST /runs?scenario=ID` | a new run of case `ID`: `201 {"run", "scenario", "base"}` |
 //! | `GET /runs/{run}/palettes?collection=…` | the run's next attempt, as the fixture says |
 //! | `GET /runs/{run}` | what reached the server in that run |
@@ -12,7 +12,7 @@
 //! Errors are JSON `{"error": "…"}` with a 4xx status that says what was wrong.
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -33,8 +33,10 @@ pub struct Scenarios {
 }
 
 struct Inner {
+    /// The first fixture file, as served by `GET /fixture`.
     text: String,
-    fixture: Fixture,
+    /// Every case of every file, with its file's bodies.
+    cases: Vec<(Case, Arc<BTreeMap<String, Value>>)>,
     runs: Mutex<Runs>,
 }
 
@@ -68,16 +70,27 @@ enum Ended {
 struct NoCors;
 
 impl Scenarios {
-    /// Plays `text`, a fixture file. Refuses a file the model refuses.
-    pub fn new(text: String) -> Result<Self, String> {
-        let fixture = Fixture::parse(&text).map_err(|e| e.to_string())?;
-        if let Some(Err(e)) = fixture.cases.iter().find(|c| c.is_err()) {
-            return Err(e.to_string());
+    /// Plays the cases of one or more fixture files (ids must be unique across them). Refuses
+    /// a file the model refuses, naming the file by its position.
+    pub fn new(texts: Vec<String>) -> Result<Self, String> {
+        let mut cases: Vec<(Case, Arc<BTreeMap<String, Value>>)> = Vec::new();
+        for (i, text) in texts.iter().enumerate() {
+            let file = |e: String| format!("fixture file {}: {e}", i + 1);
+            let fixture = Fixture::parse(text).map_err(|e| file(e.to_string()))?;
+            let bodies = Arc::new(fixture.bodies);
+            for case in fixture.cases {
+                let case = case.map_err(|e| file(e.to_string()))?;
+                if cases.iter().any(|(c, _)| c.id == case.id) {
+                    return Err(file(format!("case {} is also in an earlier file", case.id)));
+                }
+                cases.push((case, bodies.clone()));
+            }
         }
+        let text = texts.into_iter().next().ok_or("no fixture file given")?;
         Ok(Self {
             inner: Arc::new(Inner {
                 text,
-                fixture,
+                cases,
                 runs: Mutex::new(Runs::default()),
             }),
         })
@@ -97,17 +110,11 @@ impl Scenarios {
     }
 
     fn case(&self, i: usize) -> &Case {
-        self.inner.fixture.cases[i]
-            .as_ref()
-            .expect("cases were checked in new")
+        &self.inner.cases[i].0
     }
 
     fn find(&self, id: &str) -> Option<usize> {
-        self.inner
-            .fixture
-            .cases
-            .iter()
-            .position(|c| c.as_ref().is_ok_and(|c| c.id == id))
+        self.inner.cases.iter().position(|(c, _)| c.id == id)
     }
 }
 
@@ -378,6 +385,7 @@ async fn palettes(
         index,
         answered: false,
     };
+    let case_index = case;
     let case = s.case(case);
     let Some(attempt) = case.attempts.get(index) else {
         guard.end(Ended::Answered(409));
@@ -402,7 +410,7 @@ async fn palettes(
             status,
             headers,
             body,
-        } => answer(&s, case, *status, headers, body.as_deref(), zero),
+        } => answer(&s, case_index, *status, headers, body.as_deref(), zero),
         Answer::TransportFailure => {
             // What a limiter without CORS headers looks like to a page on another origin.
             let mut r = error(
@@ -428,12 +436,13 @@ async fn palettes(
 /// `Retry-After` date goes out as written: the client must have nothing to read it with.
 fn answer(
     s: &Scenarios,
-    case: &Case,
+    index: usize,
     status: u16,
     headers: &[(String, String)],
     body: Option<&str>,
     zero: Instant,
 ) -> Response {
+    let case = s.case(index);
     let secs = |t: SystemTime| {
         t.duration_since(SystemTime::UNIX_EPOCH)
             .unwrap_or_default()
@@ -474,7 +483,8 @@ fn answer(
     if receipt.is_some() {
         builder = builder.header(header::DATE, httpdate::fmt_http_date(now));
     }
-    let body = match body.and_then(|b| s.inner.fixture.bodies.get(b)) {
+    let bodies = &s.inner.cases[index].1;
+    let body = match body.and_then(|b| bodies.get(b)) {
         Some(v) => {
             builder = builder.header(header::CONTENT_TYPE, "application/json");
             Body::from(v.to_string())

@@ -1,17 +1,18 @@
-//! `scenario-api [--port N] [--fixtures FILE] [--stop-after SECONDS]`
+//! `scenario-api [--port N] [--fixtures FILE]... [--stop-after SECONDS]`
 //!
-//! Serves the scenarios of a fixture file on 127.0.0.1 (port 0 picks a free one) and prints
+//! Serves the scenarios of one or more fixture files (default
+//! `../shared/fixtures/schedules.json`) on 127.0.0.1 (port 0 picks a free one) and prints
 //! `listening on http://127.0.0.1:PORT` once it accepts connections. Stops on Ctrl-C, or by
 //! itself after `--stop-after` seconds.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-const USAGE: &str = "usage: scenario-api [--port N] [--fixtures FILE] [--stop-after SECONDS]";
+const USAGE: &str = "usage: scenario-api [--port N] [--fixtures FILE]... [--stop-after SECONDS]";
 
 fn main() -> ExitCode {
     let mut port: u16 = 0;
-    let mut fixtures = "../shared/fixtures/schedules.json".to_owned();
+    let mut fixtures: Vec<String> = Vec::new();
     let mut stop_after: Option<Duration> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -22,7 +23,7 @@ fn main() -> ExitCode {
                     .map(|p| port = p)
                     .map_err(|_| format!("--port {v:?} is not a port number"))
             }),
-            "--fixtures" => value("--fixtures").map(|v| fixtures = v),
+            "--fixtures" => value("--fixtures").map(|v| fixtures.push(v)),
             "--stop-after" => value("--stop-after").and_then(|v| {
                 v.parse::<u64>()
                     .map(|s| stop_after = Some(Duration::from_secs(s)))
@@ -39,17 +40,23 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let text = match std::fs::read_to_string(&fixtures) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("scenario-api: cannot read {fixtures}: {e}");
-            return ExitCode::from(2);
+    if fixtures.is_empty() {
+        fixtures.push("../shared/fixtures/schedules.json".to_owned());
+    }
+    let mut texts = Vec::new();
+    for path in &fixtures {
+        match std::fs::read_to_string(path) {
+            Ok(t) => texts.push(t),
+            Err(e) => {
+                eprintln!("scenario-api: cannot read {path}: {e}");
+                return ExitCode::from(2);
+            }
         }
-    };
-    let scenarios = match scenario_api::Scenarios::new(text) {
+    }
+    let scenarios = match scenario_api::Scenarios::new(texts) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("scenario-api: {fixtures}: {e}");
+            eprintln!("scenario-api: {e} (files: {})", fixtures.join(", "));
             return ExitCode::from(2);
         }
     };

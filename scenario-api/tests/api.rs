@@ -27,7 +27,7 @@ const FIXTURE: &str = r##"{
 }"##;
 
 async fn serve() -> String {
-    let scenarios = scenario_api::Scenarios::new(FIXTURE.to_owned()).unwrap();
+    let scenarios = scenario_api::Scenarios::new(vec![FIXTURE.to_owned()]).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(scenario_api::serve(
@@ -304,10 +304,17 @@ async fn the_fixture_is_served_as_played() {
 #[test]
 fn a_fixture_the_model_refuses_is_refused() {
     let bad = FIXTURE.replace("\"duration_s\": 0.3", "\"duration_s\": 9");
-    let e = scenario_api::Scenarios::new(bad).err().unwrap();
+    let e = scenario_api::Scenarios::new(vec![bad]).err().unwrap();
     assert_eq!(
         e,
-        "case seconds, attempts[0].duration_s: attempt 1 lasts 9 s, beyond the 4 s per-attempt cap"
+        "fixture file 1: case seconds, attempts[0].duration_s: attempt 1 lasts 9 s, beyond the 4 s per-attempt cap"
+    );
+    let twice = scenario_api::Scenarios::new(vec![FIXTURE.to_owned(), FIXTURE.to_owned()])
+        .err()
+        .unwrap();
+    assert_eq!(
+        twice,
+        "fixture file 2: case seconds is also in an earlier file"
     );
 }
 
