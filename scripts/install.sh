@@ -53,3 +53,65 @@ install_chromium() {
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium chromium-driver >/dev/null
   fi
 }
+
+install_trunk() {
+  if ! trunk --version 2>/dev/null | grep -qx 'trunk 0.21.14'; then
+    say "installing trunk 0.21.14 (0.22 needs a newer rustc); about ten minutes"
+    cargo install --locked trunk@0.21.14 --force
+  fi
+}
+
+# wasm-opt from npm's binaryen 132, kept under target/tools (Debian's binaryen 108 produces a
+# wasm that fails to load). Puts it on PATH for trunk.
+install_wasm_opt() {
+  local bin="$root/target/tools/node_modules/.bin"
+  if ! "$bin/wasm-opt" --version 2>/dev/null | grep -q 'version 132'; then
+    command -v npm >/dev/null || { echo "npm is needed for binaryen's wasm-opt" >&2; exit 1; }
+    say "installing wasm-opt (npm binaryen@132)"
+    mkdir -p "$root/target/tools"
+    npm install --prefix "$root/target/tools" --no-audit --no-fund --silent binaryen@132.0.0
+  fi
+  export PATH="$bin:$PATH"
+}
+
+# playwright-core for the end-to-end test (it drives Debian's chromium; it downloads no browser).
+install_playwright() {
+  local dir="$root/target/tools/node_modules/playwright-core"
+  if ! grep -q '"version": "1.65.1"' "$dir/package.json" 2>/dev/null; then
+    say "installing playwright-core 1.65.1"
+    mkdir -p "$root/target/tools"
+    npm install --prefix "$root/target/tools" --no-audit --no-fund --silent playwright-core@1.65.1
+  fi
+  export PLAYWRIGHT_CORE="$dir"
+}
+
+# Starts the scenario API in the background with the given arguments (add --port, --fixtures,
+# --static, --stop-after: it should stop by itself). Waits until it listens; sets SCENARIO_API
+# to its URL and SCENARIO_API_PID.
+start_scenario_api() {
+  local log
+  log="$(mktemp)"
+  "$root/target/debug/scenario-api" "$@" >"$log" 2>&1 &
+  SCENARIO_API_PID=$!
+  SCENARIO_API=""
+  for _ in $(seq 1 100); do
+    SCENARIO_API="$(grep -o 'http://127.0.0.1:[0-9]*' "$log" || true)"
+    [ -n "$SCENARIO_API" ] && break
+    kill -0 "$SCENARIO_API_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$SCENARIO_API" ]; then
+    cat "$log" >&2
+    echo "the scenario API did not start" >&2
+    exit 1
+  fi
+  export SCENARIO_API SCENARIO_API_PID
+}
+
+stop_scenario_api() {
+  if [ -n "${SCENARIO_API_PID:-}" ]; then
+    kill "$SCENARIO_API_PID" 2>/dev/null || true
+    wait "$SCENARIO_API_PID" 2>/dev/null || true
+    SCENARIO_API_PID=""
+  fi
+}

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::budget::{secs, RetryPolicy, StopReport, TraceEvent, WaitReason};
 use crate::palettes::{Palette, PaletteCollection};
-use crate::runtime::{use_budgeted_get, ReadState};
+use crate::runtime::{use_budgeted_get, BudgetedRead, ReadState};
 
 /// The Palette List screen: reads `{api_base}/palettes?collection={collection}` under a finite
 /// retry budget and shows the palettes, or which attempt is running, or the countdown to the
@@ -30,8 +30,23 @@ pub fn PaletteList(
         js_sys::encode_uri_component(&collection)
     );
     let read = use_budgeted_get::<PaletteCollection>(url, policy.unwrap_or_default());
-    let state = read.state;
+    view! { <PaletteListView read collection /> }
+}
 
+/// What the Palette List screen shows for a read someone else owns (see [`use_budgeted_get`]):
+/// the status, countdown, palettes or stop message, the Cancel / Try again button, and the trace.
+#[component]
+pub fn PaletteListView(
+    /// The read to show.
+    read: BudgetedRead<PaletteCollection>,
+    /// The collection's name, for the heading.
+    #[prop(into)]
+    collection: String,
+    /// Show the trace expanded (default: collapsed).
+    #[prop(optional)]
+    trace_open: bool,
+) -> impl IntoView {
+    let state = read.state;
     let body = move || match state.get() {
         ReadState::Loading { attempt, of } => view! {
             <p class="status" data-testid="attempt">{format!("Attempt {attempt} of {of}")}</p>
@@ -63,7 +78,7 @@ pub fn PaletteList(
     view! {
         <section class="palette-list" data-testid="palette-list">
             <header>
-                <h2>"Palettes: " {collection.clone()}</h2>
+                <h2>"Palettes: " {collection}</h2>
                 <div class="actions">
                     <Show
                         when=running
@@ -78,7 +93,7 @@ pub fn PaletteList(
                 </div>
             </header>
             <div class="body" aria-live="polite">{body}</div>
-            <TracePanel trace=read.trace />
+            <TracePanel trace=read.trace open=trace_open />
         </section>
     }
 }
@@ -190,9 +205,12 @@ pub fn TracePanel(
     /// The trace to list.
     #[prop(into)]
     trace: Signal<Vec<TraceEvent>>,
+    /// Shown expanded (default: collapsed).
+    #[prop(optional)]
+    open: bool,
 ) -> impl IntoView {
     view! {
-        <details class="trace">
+        <details class="trace" open=open>
             <summary>"Trace"</summary>
             <ol data-testid="trace">
                 {move || {

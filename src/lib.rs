@@ -16,6 +16,8 @@ pub mod model;
 pub mod palettes;
 
 #[cfg(target_arch = "wasm32")]
+pub mod app;
+#[cfg(target_arch = "wasm32")]
 pub mod components;
 #[cfg(target_arch = "wasm32")]
 pub mod runtime;

@@ -8,6 +8,10 @@
 //! | `POST /runs?scenario=ID` | a new run of case `ID`: `201 {"run", "scenario", "base"}` |
 //! | `GET /runs/{run}/palettes?collection=…` | the run's next attempt, as the fixture says |
 //! | `GET /runs/{run}` | what reached the server in that run |
+//! | `GET /runs` | every run so far, with its scenario and request count |
+//!
+//! With [`with_static`], the API moves under `/api` and a built app is served from a folder,
+//! so a release build and its API share one origin.
 //!
 //! Errors are JSON `{"error": "…"}` with a 4xx status that says what was wrong.
 #![forbid(unsafe_code)]
@@ -65,6 +69,12 @@ enum Ended {
     Aborted,
 }
 
+/// How much before its attempt's cap the server sends an answer that the fixture times at (or
+/// within this much of) the cap. The fixture's times are the client's, from its start to its
+/// receipt; the request and the answer spend a few milliseconds on the wire, so an answer sent at
+/// exactly the cap would land just after it, and the client would rightly abort it.
+pub const AT_CAP_MARGIN: Duration = Duration::from_millis(50);
+
 /// Marks a response the CORS layer must leave bare (a failure that looks like a network error).
 #[derive(Clone, Copy)]
 struct NoCors;
@@ -100,7 +110,7 @@ impl Scenarios {
     pub fn router(self) -> Router {
         Router::new()
             .route("/fixture", get(fixture))
-            .route("/runs", post(new_run))
+            .route("/runs", post(new_run).get(list_runs))
             .route("/runs/{run}", get(run_report))
             .route("/runs/{run}/palettes", get(palettes))
             .fallback(not_found)
@@ -115,6 +125,46 @@ impl Scenarios {
 
     fn find(&self, id: &str) -> Option<usize> {
         self.inner.cases.iter().position(|(c, _)| c.id == id)
+    }
+}
+
+/// The API under `/api`, and the files of `dir` (a `trunk build` output) at `/`: a path with
+/// no file behind it gets `index.html`, so the app's own routes load.
+pub fn with_static(api: Router, dir: std::path::PathBuf) -> Router {
+    Router::new()
+        .nest("/api", api)
+        .fallback(move |uri: axum::http::Uri| serve_file(dir.clone(), uri))
+}
+
+async fn serve_file(dir: std::path::PathBuf, uri: axum::http::Uri) -> Response {
+    let rel = uri.path().trim_start_matches('/');
+    if rel
+        .split('/')
+        .any(|part| part == ".." || part.starts_with('.'))
+    {
+        return error(StatusCode::BAD_REQUEST, "no such file").into_response();
+    }
+    let mut path = dir.join(rel);
+    if rel.is_empty() || !path.is_file() {
+        path = dir.join("index.html");
+    }
+    let kind = match path.extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript",
+        Some("wasm") => "application/wasm",
+        Some("css") => "text/css",
+        Some("json") => "application/json",
+        Some("png") => "image/png",
+        Some("svg") => "image/svg+xml",
+        _ => "application/octet-stream",
+    };
+    match tokio::fs::read(&path).await {
+        Ok(bytes) => ([(header::CONTENT_TYPE, kind)], bytes).into_response(),
+        Err(e) => error(
+            StatusCode::NOT_FOUND,
+            format!("cannot read {}: {e}", path.display()),
+        )
+        .into_response(),
     }
 }
 
@@ -270,6 +320,21 @@ async fn new_run(
         .into_response())
 }
 
+/// Every run so far, oldest first: its id, scenario and how many requests reached it.
+async fn list_runs(State(s): State<Scenarios>) -> Response {
+    let runs = s.inner.runs.lock().unwrap();
+    let mut ids: Vec<_> = runs.by_id.keys().copied().collect();
+    ids.sort_unstable();
+    let list: Vec<Value> = ids
+        .into_iter()
+        .map(|id| {
+            let r = &runs.by_id[&id];
+            json!({"run": id.to_string(), "scenario": s.case(r.case).id, "requests": r.requests.len()})
+        })
+        .collect();
+    axum::Json(list).into_response()
+}
+
 fn run_id(raw: &str) -> Result<u64, ApiError> {
     raw.parse().map_err(|_| {
         error(
@@ -404,6 +469,7 @@ async fn palettes(
     let Some(delay) = attempt.duration else {
         return std::future::pending().await;
     };
+    let delay = delay.min(case.policy.attempt_cap().saturating_sub(AT_CAP_MARGIN));
     tokio::time::sleep(delay).await;
     let response = match &attempt.answer {
         Answer::Response {

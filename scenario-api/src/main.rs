@@ -1,19 +1,22 @@
-//! `scenario-api [--port N] [--fixtures FILE]... [--stop-after SECONDS]`
+//! `scenario-api [--port N] [--fixtures FILE]... [--static DIR] [--stop-after SECONDS]`
 //!
 //! Serves the scenarios of one or more fixture files (default
 //! `../shared/fixtures/schedules.json`) on 127.0.0.1 (port 0 picks a free one) and prints
 //! `listening on http://127.0.0.1:PORT` once it accepts connections. Stops on Ctrl-C, or by
-//! itself after `--stop-after` seconds.
+//! itself after `--stop-after` seconds. With `--static DIR` (a `trunk build` output) the app is
+//! served at `/` and the API moves under `/api`, on the same origin.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-const USAGE: &str = "usage: scenario-api [--port N] [--fixtures FILE]... [--stop-after SECONDS]";
+const USAGE: &str =
+    "usage: scenario-api [--port N] [--fixtures FILE]... [--static DIR] [--stop-after SECONDS]";
 
 fn main() -> ExitCode {
     let mut port: u16 = 0;
     let mut fixtures: Vec<String> = Vec::new();
     let mut stop_after: Option<Duration> = None;
+    let mut static_dir: Option<std::path::PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
@@ -24,6 +27,17 @@ fn main() -> ExitCode {
                     .map_err(|_| format!("--port {v:?} is not a port number"))
             }),
             "--fixtures" => value("--fixtures").map(|v| fixtures.push(v)),
+            "--static" => value("--static").and_then(|v| {
+                let dir = std::path::PathBuf::from(&v);
+                if dir.join("index.html").is_file() {
+                    static_dir = Some(dir);
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "--static {v:?} has no index.html (build it with trunk build --release)"
+                    ))
+                }
+            }),
             "--stop-after" => value("--stop-after").and_then(|v| {
                 v.parse::<u64>()
                     .map(|s| stop_after = Some(Duration::from_secs(s)))
@@ -82,7 +96,11 @@ fn main() -> ExitCode {
                 }
             }
         };
-        match scenario_api::serve(listener, scenarios.router(), stop).await {
+        let router = match static_dir {
+            Some(dir) => scenario_api::with_static(scenarios.router(), dir),
+            None => scenarios.router(),
+        };
+        match scenario_api::serve(listener, router, stop).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("scenario-api: {e}");

@@ -226,9 +226,15 @@ impl StopReport {
     }
 }
 
-/// "1 second", "2 seconds", "2.5 seconds".
+/// "1 second", "2 seconds", "2.5 seconds": to the tenth, as a person reads a duration. A real
+/// clock's 2.013 s reads "2 seconds".
 pub(crate) fn seconds(d: Duration) -> String {
-    let n = secs(d);
+    let tenths = (d.as_millis() + 50) / 100;
+    let n = if tenths.is_multiple_of(10) {
+        (tenths / 10).to_string()
+    } else {
+        format!("{}.{}", tenths / 10, tenths % 10)
+    };
     if n == "1" {
         "1 second".into()
     } else {
@@ -335,5 +341,9 @@ mod tests {
         assert_eq!(seconds(Duration::from_secs(1)), "1 second");
         assert_eq!(seconds(Duration::from_millis(2500)), "2.5 seconds");
         assert_eq!(seconds(Duration::ZERO), "0 seconds");
+        assert_eq!(seconds(Duration::from_millis(2013)), "2 seconds");
+        assert_eq!(seconds(Duration::from_millis(2049)), "2 seconds");
+        assert_eq!(seconds(Duration::from_millis(2050)), "2.1 seconds");
+        assert_eq!(seconds(Duration::from_millis(999)), "1 second");
     }
 }

@@ -1,0 +1,115 @@
+// End to end: the release build from `trunk build --release`, served with its scenario API on one
+// loopback origin (`scenario-api --static dist`), driven in Debian's headless Chromium by
+// playwright-core. Run by scripts/test.sh, which sets E2E_URL and E2E_SHOTS.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { chromium } = require(process.env.PLAYWRIGHT_CORE ?? 'playwright-core');
+
+const BASE = process.env.E2E_URL;
+const SHOTS = process.env.E2E_SHOTS ?? 'target/screenshots';
+assert.ok(BASE, 'E2E_URL is not set: run the end-to-end test with scripts/test.sh');
+mkdirSync(SHOTS, { recursive: true });
+
+let browser;
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic',
+      '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+  });
+});
+after(async () => { await browser?.close(); });
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The newest run of a scenario, as the server counts it. */
+async function latestRun(scenario) {
+  const runs = await (await fetch(`${BASE}/api/runs`)).json();
+  const mine = runs.filter((r) => r.scenario === scenario);
+  assert.ok(mine.length > 0, `no run of ${scenario} reached the server`);
+  return mine[mine.length - 1];
+}
+
+async function page(width = 1100, height = 820) {
+  const p = await browser.newPage({ viewport: { width, height } });
+  p.on('pageerror', (e) => { throw e; });
+  return p;
+}
+
+test('Schedule A: the countdown, then the palettes, three requests on the wire', async () => {
+  const p = await page();
+  await p.goto(`${BASE}/?scenario=schedule-a-seconds`);
+  await p.getByTestId('attempt').waitFor({ timeout: 5000 });
+  assert.equal(await p.getByTestId('attempt').textContent(), 'Attempt 1 of 3');
+  await p.getByTestId('countdown').waitFor({ timeout: 5000 });
+  assert.match(await p.getByTestId('countdown').textContent(), /^Attempt 2 of 3 in [1-3] s$/);
+  assert.equal(await p.getByTestId('wait-reason').textContent(), 'The service asked for 3 s.');
+  await p.locator('details.trace summary').click();
+  await p.screenshot({ path: `${SHOTS}/waiting.png` });
+  await p.getByTestId('palettes').waitFor({ timeout: 20000 });
+  assert.equal(await p.getByTestId('palette').count(), 4);
+  assert.equal(await p.getByTestId('loaded-summary').textContent(),
+    'Last response: 200. Attempts: 3 of 3. Elapsed: 14 seconds.');
+  await p.screenshot({ path: `${SHOTS}/loaded.png` });
+  assert.equal((await latestRun('schedule-a-seconds')).requests, 3);
+  await p.close();
+});
+
+test('navigating away mid-wait: nothing more reaches the server', async () => {
+  const p = await page();
+  await p.goto(`${BASE}/?scenario=user-leaves-while-waiting`);
+  await p.getByTestId('countdown').waitFor({ timeout: 5000 }); // 429 at 2 s asks for 8 s
+  const t0 = Date.now();
+  await sleep(1000);
+  await p.getByRole('link', { name: 'About' }).click();
+  await p.getByTestId('about').waitFor({ timeout: 2000 });
+  // The retry would have gone out about 8 s after the countdown appeared.
+  await sleep(9000 - (Date.now() - t0));
+  const run = await latestRun('user-leaves-while-waiting');
+  assert.equal(run.requests, 1);
+  const detail = await (await fetch(`${BASE}/api/runs/${run.run}`)).json();
+  assert.deepEqual(detail.requests.map((r) => r.state), ['answered']);
+  await p.close();
+});
+
+test('a wait that cannot fit: the SPEC message, on a desktop and a phone', async () => {
+  for (const [name, w, h] of [['stopped', 1100, 820], ['phone', 390, 844]]) {
+    const p = await page(w, h);
+    await p.goto(`${BASE}/?scenario=wait-exceeds-budget`);
+    await p.getByTestId('stop').waitFor({ timeout: 6000 });
+    assert.deepEqual(
+      [
+        await p.getByTestId('stop-outcome').textContent(),
+        await p.getByTestId('stop-last-response').textContent(),
+        await p.getByTestId('stop-detail').textContent(),
+      ],
+      [
+        'Stopped: retry budget cannot fit another request.',
+        'Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.',
+        'The service requested a 30-second delay. No retry was sent.',
+      ],
+    );
+    await p.screenshot({ path: `${SHOTS}/${name}.png` });
+    await p.close();
+  }
+  assert.equal((await latestRun('wait-exceeds-budget')).requests, 1);
+});
+
+test('the scenarios page: client trace and server requests side by side', async () => {
+  const p = await page(1100, 900);
+  await p.goto(`${BASE}/scenarios`);
+  await p.getByTestId('play-attempt-cap').click();
+  await p.getByTestId('stop').waitFor({ timeout: 12000 });
+  assert.equal(await p.getByTestId('stop-outcome').textContent(), 'Stopped: all 3 attempts were used.');
+  // Give the server table its next poll.
+  await sleep(700);
+  assert.equal(await p.locator('[data-testid=server-requests] tbody tr').count(), 3);
+  await p.screenshot({ path: `${SHOTS}/scenarios.png` });
+  await p.close();
+});

@@ -1,0 +1,474 @@
+//! The browser runtime and the components in headless Chromium, in real time, against the
+//! scenario API on loopback (started by `scripts/test.sh`, which bakes its URL in at compile
+//! time as `SCENARIO_API`). The server counts requests on the wire.
+#![cfg(target_arch = "wasm32")]
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use leptos::mount::mount_to;
+use leptos::prelude::*;
+use leptos::task::tick;
+use palette_list::budget::{Event, Outcome, RetryPolicy, StopReport};
+use palette_list::components::PaletteList;
+use palette_list::model::{Case, Fixture, Replay};
+use palette_list::palettes::PaletteCollection;
+use palette_list::runtime::{now, use_budgeted_get, BudgetedRead, ReadState};
+use serde_json::Value;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const SHIPPED: &str = include_str!("../../shared/fixtures/schedules.json");
+const EDGE: &str = include_str!("fixtures/edge-cases.json");
+/// How far the real runtime may be from the fixture's times.
+const TOLERANCE: f64 = 0.150;
+
+fn api() -> &'static str {
+    match option_env!("SCENARIO_API") {
+        Some(url) => url,
+        None => panic!(
+            "SCENARIO_API is not set: run the browser tests with scripts/test.sh, which starts the scenario API"
+        ),
+    }
+}
+
+fn case(id: &str) -> Case {
+    [SHIPPED, EDGE]
+        .iter()
+        .flat_map(|t| Fixture::parse(t).unwrap().cases)
+        .flatten()
+        .find(|c| c.id == id)
+        .unwrap_or_else(|| panic!("no case {id}"))
+}
+
+/// The client's policy for a case: its budget, and a trusted local clock only where the
+/// fixture has one.
+fn policy(case: &Case) -> RetryPolicy {
+    case.policy
+        .clone()
+        .with_trust_local_clock(case.wall_clock_at_zero.is_some())
+}
+
+async fn post_run(scenario: &str) -> String {
+    let r = gloo_net::http::Request::post(&format!("{}/runs?scenario={scenario}", api()))
+        .send()
+        .await
+        .expect("the scenario API answers");
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap_or_default());
+    let v: Value = r.json().await.unwrap();
+    format!("{}{}", api(), v["base"].as_str().unwrap())
+}
+
+/// What the server saw in a run: each request's state ("answered", "aborted", "in_flight").
+async fn server_saw(base: &str) -> Vec<String> {
+    let v: Value = gloo_net::http::Request::get(base)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["state"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn sleep(d: Duration) {
+    gloo_timers::future::TimeoutFuture::new(d.as_millis() as u32).await;
+}
+
+/// Blocks the main thread until `until` on the runtime's clock: no timer can fire meanwhile.
+fn block_until(until: Duration) {
+    while now() < until {}
+}
+
+fn fresh_element() -> web_sys::HtmlElement {
+    let document = document();
+    let el = document.create_element("section").unwrap();
+    document.body().unwrap().append_child(&el).unwrap();
+    el.unchecked_into()
+}
+
+fn text(root: &web_sys::HtmlElement, testid: &str) -> Option<String> {
+    root.query_selector(&format!("[data-testid={testid}]"))
+        .unwrap()
+        .and_then(|e| e.text_content())
+}
+
+/// Polls `f` every 20 ms until it gives `Some`, or fails after `limit`.
+async fn wait_for<T>(limit: Duration, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let end = now() + limit;
+    loop {
+        tick().await;
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(now() < end, "timed out waiting for {what}");
+        sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn report_of(state: &ReadState<PaletteCollection>) -> Option<StopReport> {
+    match state {
+        ReadState::Loaded { report, .. } | ReadState::Stopped(report) => Some(report.clone()),
+        _ => None,
+    }
+}
+
+/// Mounts the hook alone and hands it to the test.
+fn mount_hook(url: String, policy: RetryPolicy) -> (BudgetedRead<PaletteCollection>, impl Drop) {
+    let slot = Rc::new(RefCell::new(None));
+    let inner = slot.clone();
+    let handle = mount_to(fresh_element(), move || {
+        let read = use_budgeted_get::<PaletteCollection>(url, policy);
+        inner.replace(Some(read));
+        view! { <p>{move || format!("{:?}", read.state.get())}</p> }
+    });
+    let read = slot.borrow().expect("the hook ran at mount");
+    (read, handle)
+}
+
+/// Compares a browser run with the fixture's `expect`, times within the tolerance.
+fn compare_within(case: &Case, got: &serde_json::Map<String, Value>) -> Vec<String> {
+    let expect = case.expect.as_ref().unwrap();
+    let close = |a: &Value, b: &Value| match (a.as_f64(), b.as_f64()) {
+        (Some(a), Some(b)) => (a - b).abs() <= TOLERANCE,
+        _ => a == b,
+    };
+    let mut problems = Vec::new();
+    for (key, want) in expect {
+        // The real clock is not the fixture's: wall-clock readings are not comparable.
+        if key == "receipt_wall_clock" {
+            continue;
+        }
+        let have = got.get(key).unwrap_or(&Value::Null);
+        let same = match (want, have) {
+            (Value::Array(w), Value::Array(h)) => {
+                w.len() == h.len() && w.iter().zip(h).all(|(w, h)| close(w, h))
+            }
+            _ => close(want, have),
+        };
+        if !same {
+            problems.push(format!("{key}: expected {want}, got {have}"));
+        }
+    }
+    problems
+}
+
+/// Plays one case in real time: leaves where the fixture leaves (Cancel), blocks the main thread
+/// where its timers wake late, then checks the trace and the server's count.
+async fn play(case: &Case) -> Result<(), String> {
+    let base = post_run(&case.id).await;
+    let (read, _mounted) = mount_hook(format!("{base}/palettes?collection=coast"), policy(case));
+    let t0 = now();
+    let mut waits = 0;
+    let mut left = false;
+    let limit = t0 + case.policy.budget() + Duration::from_secs(6);
+    let report = loop {
+        tick().await;
+        let state = read.state.get_untracked();
+        if let Some(r) = report_of(&state) {
+            break r;
+        }
+        if let ReadState::Waiting { until, .. } = state {
+            // A new wait (the state changes once per wait): make its timer late if asked.
+            let trace = read.trace.get_untracked();
+            let planned = trace
+                .iter()
+                .filter(|e| matches!(e.event, Event::WaitPlanned { .. }))
+                .count();
+            if planned > waits {
+                waits = planned;
+                if let Some(late) = case.timer_late_by.get(waits - 1).filter(|l| !l.is_zero()) {
+                    sleep(until.saturating_sub(now() + Duration::from_millis(150))).await;
+                    block_until(until + *late);
+                }
+            }
+        }
+        if let Some(leave) = case.user_leaves_at {
+            if !left && now() >= t0 + leave {
+                left = true;
+                read.cancel();
+                continue;
+            }
+        }
+        if now() > limit {
+            return Err(format!("{}: did not stop in time", case.id));
+        }
+        sleep(Duration::from_millis(10)).await;
+    };
+    let replay = Replay {
+        id: case.id.clone(),
+        budget: case.policy.budget(),
+        trace: read.trace.get_untracked(),
+        report,
+    };
+    let mut problems = compare_within(case, &replay.to_json());
+    // Counted on the wire: exactly as many requests as the fixture starts attempts.
+    sleep(Duration::from_millis(100)).await;
+    let saw = server_saw(&base).await;
+    // The model's replay of the same case says how many attempts start.
+    let starts = palette_list::model::replay(case)
+        .map_err(|e| e.to_string())?
+        .starts()
+        .len();
+    if saw.len() != starts {
+        problems.push(format!(
+            "server saw {} requests {saw:?}, expected {starts}",
+            saw.len()
+        ));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}: {}", case.id, problems.join("; ")))
+    }
+}
+
+/// Every shipped case and every edge case, one after the other in real time (a few minutes).
+/// Left out, because a real wire cannot stage them:
+/// - `leave-at-the-instant-of-an-answer`: a tie of two events to the millisecond;
+/// - `sub-second-date-difference-rounds-up`: sub-second rounding against the local clock; on the
+///   wire the server's `Date` (whole seconds, and preferred as evidence) dates the receipt.
+const NOT_ON_THE_WIRE: [&str; 2] = [
+    "leave-at-the-instant-of-an-answer",
+    "sub-second-date-difference-rounds-up",
+];
+
+#[wasm_bindgen_test]
+async fn every_fixture_case_through_the_real_runtime() {
+    let mut failures = Vec::new();
+    let mut played = 0;
+    for text in [SHIPPED, EDGE] {
+        for case in Fixture::parse(text).unwrap().cases.into_iter().flatten() {
+            if NOT_ON_THE_WIRE.contains(&case.id.as_str()) {
+                continue;
+            }
+            played += 1;
+            if let Err(e) = play(&case).await {
+                failures.push(e);
+            }
+        }
+    }
+    assert_eq!(played, 14 + 14);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[wasm_bindgen_test]
+async fn leaving_by_unmount_sends_nothing_more() {
+    // 429 at 2 asks for 8 s: the retry would go out at 10. The screen unmounts at 5.
+    let base = post_run("user-leaves-while-waiting").await;
+    let root = fresh_element();
+    let api_base = base.clone();
+    let handle = mount_to(root.clone(), move || {
+        view! { <PaletteList collection="coast" api_base=api_base /> }
+    });
+    let t0 = now();
+    wait_for(Duration::from_secs(4), "the countdown", || {
+        text(&root, "countdown")
+    })
+    .await;
+    sleep((t0 + Duration::from_secs(5)).saturating_sub(now())).await;
+    drop(handle);
+    assert_eq!(root.inner_html(), "", "unmounted");
+    // Past the time the retry would have gone out.
+    sleep((t0 + Duration::from_millis(11_000)).saturating_sub(now())).await;
+    assert_eq!(server_saw(&base).await, ["answered"]);
+}
+
+#[wasm_bindgen_test]
+async fn leaving_in_flight_aborts_on_the_wire_and_the_late_answer_is_never_shown() {
+    // Attempt 1 takes 2 s on the server. Cancel at 1 s.
+    let base = post_run("schedule-a-seconds").await;
+    let root = fresh_element();
+    let api_base = base.clone();
+    let _mounted = mount_to(root.clone(), move || {
+        view! { <PaletteList collection="coast" api_base=api_base /> }
+    });
+    wait_for(Duration::from_secs(1), "attempt 1", || {
+        text(&root, "attempt")
+    })
+    .await;
+    sleep(Duration::from_secs(1)).await;
+    let cancel: web_sys::HtmlElement = root
+        .query_selector("[data-testid=cancel]")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    cancel.click();
+    let stop = wait_for(Duration::from_secs(1), "the stop", || {
+        text(&root, "stop-outcome")
+    })
+    .await;
+    assert_eq!(stop, "Stopped: you left before the read finished.");
+    assert_eq!(
+        text(&root, "stop-detail").unwrap(),
+        "The request in flight was cancelled; the service may still have processed it."
+    );
+    // Past the time the server would have answered: the abort is on the wire, the view is as it was.
+    sleep(Duration::from_millis(1_700)).await;
+    assert_eq!(server_saw(&base).await, ["aborted"]);
+    assert_eq!(text(&root, "stop-outcome").unwrap(), stop);
+    assert_eq!(
+        text(&root, "stop-last-response").unwrap(),
+        "Last response: none. Attempts: 1 of 3. Elapsed: 1 second."
+    );
+    assert!(text(&root, "palettes").is_none());
+    assert!(!text(&root, "trace").unwrap().contains("answered"));
+}
+
+#[wasm_bindgen_test]
+async fn a_server_that_never_answers_is_aborted_at_the_cap() {
+    let case = case("no-answer-is-aborted-at-the-cap");
+    let base = post_run(&case.id).await;
+    let (read, _mounted) = mount_hook(format!("{base}/palettes?collection=coast"), policy(&case));
+    let report = wait_for(Duration::from_secs(6), "the stop", || {
+        report_of(&read.state.get_untracked())
+    })
+    .await;
+    assert_eq!(report.outcome, Outcome::AttemptTimedOut);
+    assert!(
+        (report.at.as_secs_f64() - 3.5).abs() <= TOLERANCE,
+        "{:?}",
+        report.at
+    );
+    sleep(Duration::from_millis(200)).await;
+    assert_eq!(server_saw(&base).await, ["answered", "aborted"]);
+}
+
+#[wasm_bindgen_test]
+async fn the_wait_exceeds_message_is_the_specs_exactly() {
+    let base = post_run("wait-exceeds-budget").await;
+    let root = fresh_element();
+    let _mounted = mount_to(root.clone(), move || {
+        view! { <PaletteList collection="coast" api_base=base /> }
+    });
+    wait_for(Duration::from_secs(4), "the stop", || {
+        text(&root, "stop-outcome")
+    })
+    .await;
+    assert_eq!(
+        [
+            text(&root, "stop-outcome").unwrap(),
+            text(&root, "stop-last-response").unwrap(),
+            text(&root, "stop-detail").unwrap(),
+        ],
+        [
+            "Stopped: retry budget cannot fit another request.",
+            "Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.",
+            "The service requested a 30-second delay. No retry was sent.",
+        ]
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_countdown_ticks_down_and_says_why() {
+    // 429 at 2 asks for 8 s: the countdown runs from 2 to 10.
+    let base = post_run("user-leaves-while-waiting").await;
+    let root = fresh_element();
+    let _mounted = mount_to(root.clone(), move || {
+        view! { <PaletteList collection="coast" api_base=base /> }
+    });
+    let first = wait_for(Duration::from_secs(4), "the countdown", || {
+        text(&root, "countdown")
+    })
+    .await;
+    assert_eq!(first, "Attempt 2 of 3 in 8 s");
+    assert_eq!(
+        text(&root, "wait-reason").unwrap(),
+        "The service asked for 8 s."
+    );
+    sleep(Duration::from_millis(2_100)).await;
+    tick().await;
+    assert_eq!(text(&root, "countdown").unwrap(), "Attempt 2 of 3 in 6 s");
+    let cancel: web_sys::HtmlElement = root
+        .query_selector("[data-testid=cancel]")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    cancel.click();
+}
+
+#[wasm_bindgen_test]
+async fn palettes_appear_with_their_swatches() {
+    // 429 with no Retry-After at 2: the 2 s fallback, then the list at 6.
+    let base = post_run("missing-header").await;
+    let root = fresh_element();
+    let _mounted = mount_to(root.clone(), move || {
+        view! { <PaletteList collection="coast" api_base=base /> }
+    });
+    assert_eq!(
+        wait_for(Duration::from_secs(1), "attempt 1", || text(
+            &root, "attempt"
+        ))
+        .await,
+        "Attempt 1 of 3"
+    );
+    let why = wait_for(Duration::from_secs(3), "the fallback wait", || {
+        text(&root, "wait-reason")
+    })
+    .await;
+    assert_eq!(
+        why,
+        "The service gave no usable hint; waiting the 2 s fallback."
+    );
+    assert_eq!(
+        wait_for(Duration::from_secs(3), "attempt 2", || text(
+            &root, "attempt"
+        ))
+        .await,
+        "Attempt 2 of 3"
+    );
+    wait_for(Duration::from_secs(4), "the palettes", || {
+        text(&root, "palettes")
+    })
+    .await;
+    let items = root.query_selector_all("[data-testid=palette]").unwrap();
+    assert_eq!(items.length(), 4);
+    assert!(text(&root, "palettes").unwrap().contains("Tide Pool"));
+    assert_eq!(root.query_selector_all(".swatch").unwrap().length(), 16);
+    assert!(text(&root, "trace")
+        .unwrap()
+        .contains("Retry-After missing (cross-origin"));
+}
+
+#[wasm_bindgen_test]
+async fn try_again_is_a_new_action_with_a_fresh_budget() {
+    let base = post_run("wait-exceeds-budget").await;
+    let root = fresh_element();
+    let api_base = base.clone();
+    let _mounted = mount_to(root.clone(), move || {
+        view! { <PaletteList collection="coast" api_base=api_base /> }
+    });
+    wait_for(Duration::from_secs(4), "the stop", || {
+        text(&root, "stop-outcome")
+    })
+    .await;
+    // Nothing starts by itself.
+    sleep(Duration::from_millis(500)).await;
+    assert_eq!(server_saw(&base).await.len(), 1);
+    let retry: web_sys::HtmlElement = root
+        .query_selector("[data-testid=retry]")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    retry.click();
+    tick().await;
+    // The scenario lists one attempt, so the server refuses the second request with a 409:
+    // a new action, attempt 1 of 3 again, stopped under its own outcome.
+    let last = wait_for(Duration::from_secs(2), "the second stop", || {
+        text(&root, "stop-last-response").filter(|t| t.starts_with("Last response: 409"))
+    })
+    .await;
+    assert!(
+        last.starts_with("Last response: 409. Attempts: 1 of 3."),
+        "{last}"
+    );
+    assert_eq!(server_saw(&base).await.len(), 2);
+}
