@@ -151,7 +151,10 @@ fn PaletteScreen() -> impl IntoView {
     let options = move || match cases.get() {
         Some(Ok(all)) => all
             .into_iter()
-            .map(|c| view! { <option value=c.id.clone()>{c.id.clone()}</option> })
+            .map(|c| {
+                let selected = c.id == picked.get_untracked();
+                view! { <option value=c.id.clone() selected=selected>{c.id.clone()}</option> }
+            })
             .collect_view()
             .into_any(),
         _ => ().into_any(),

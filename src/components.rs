@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use crate::budget::{secs, RetryPolicy, StopReport, TraceEvent, WaitReason};
+use crate::budget::{secs, secs_ms, RetryPolicy, StopReport, TraceEvent, WaitReason};
 use crate::palettes::{Palette, PaletteCollection};
 use crate::runtime::{use_budgeted_get, BudgetedRead, ReadState};
 
@@ -220,7 +220,7 @@ pub fn TracePanel(
                         .map(|e| {
                             view! {
                                 <li>
-                                    <span class="at">{format!("{} s", secs(e.at))}</span>
+                                    <span class="at">{format!("{} s", secs_ms(e.at))}</span>
                                     " "
                                     <span class="event">{e.event.to_string()}</span>
                                 </li>

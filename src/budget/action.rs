@@ -8,7 +8,7 @@ use super::report::{LastResponse, Outcome, RequestedDelay, StopReport, StoppedWh
 use super::retry_after::{
     delay_until, parse_date_header, parse_retry_after, HeaderNote, RetryAfter,
 };
-use super::secs;
+use super::secs_ms as secs;
 
 /// An HTTP response as the core needs it: the status and the two headers that matter.
 /// There is no body and no method here; the read action is `GET` only.

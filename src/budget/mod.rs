@@ -25,6 +25,12 @@ pub use retry_after::{
     delay_until, parse_date_header, parse_retry_after, HeaderNote, InvalidRetryAfter, RetryAfter,
 };
 
+/// Seconds to the millisecond, for people reading a trace: `2.012` (a real clock's 2.0123 s).
+pub fn secs_ms(d: Duration) -> String {
+    let ms = (d.as_micros() + 500) / 1000;
+    secs(Duration::from_millis(u64::try_from(ms).unwrap_or(u64::MAX)))
+}
+
 /// Seconds, exactly and briefly: `4`, `2.5`, `0.001`.
 pub fn secs(d: Duration) -> String {
     let whole = d.as_secs();

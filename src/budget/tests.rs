@@ -547,4 +547,7 @@ fn secs_is_exact() {
     assert_eq!(secs(s(4)), "4");
     assert_eq!(secs(Duration::from_millis(2500)), "2.5");
     assert_eq!(secs(Duration::from_nanos(1_000_000_001)), "1.000000001");
+    assert_eq!(secs_ms(Duration::from_micros(2_012_300)), "2.012");
+    assert_eq!(secs_ms(Duration::from_micros(2_012_500)), "2.013");
+    assert_eq!(secs_ms(s(3)), "3");
 }
