@@ -22,9 +22,12 @@ fn main() {
         let read = use_budgeted_get::<serde_json::Value>("/status.json".into(), POLICY);
         move || match read.state.get() {
             ReadState::Loading { attempt, of } => format!("Attempt {attempt} of {of}").into_any(),
-            ReadState::Waiting { next, of, until, reason } => {
-                view! { <Countdown next of until reason clock=read.clock /> }.into_any()
-            }
+            ReadState::Waiting {
+                next,
+                of,
+                until,
+                reason,
+            } => view! { <Countdown next of until reason clock=read.clock /> }.into_any(),
             ReadState::Loaded { data, .. } => data.to_string().into_any(),
             ReadState::Stopped(report) => view! { <StopMessage report /> }.into_any(),
             ReadState::Refused(why) => why.into_any(),

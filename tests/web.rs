@@ -121,6 +121,27 @@ fn report_of(state: &ReadState<PaletteCollection>) -> Option<StopReport> {
     }
 }
 
+/// A fresh run of `scenario` on the server, and the Palette List screen mounted on it.
+async fn screen(scenario: &str) -> (String, web_sys::HtmlElement, impl Drop) {
+    let base = post_run(scenario).await;
+    let root = fresh_element();
+    let api_base = base.clone();
+    let handle = mount_to(root.clone(), move || {
+        view! { <PaletteList collection="coast" api_base=api_base /> }
+    });
+    (base, root, handle)
+}
+
+/// Clicks the button with this `data-testid`, as a user would.
+fn click(root: &web_sys::HtmlElement, testid: &str) {
+    let button: web_sys::HtmlElement = root
+        .query_selector(&format!("[data-testid={testid}]"))
+        .unwrap()
+        .unwrap_or_else(|| panic!("no {testid} button"))
+        .unchecked_into();
+    button.click();
+}
+
 /// Mounts the hook alone and hands it to the test.
 fn mount_hook(url: String, policy: RetryPolicy) -> (BudgetedRead<PaletteCollection>, impl Drop) {
     let slot = Rc::new(RefCell::new(None));
@@ -263,12 +284,7 @@ async fn every_fixture_case_through_the_real_runtime() {
 #[wasm_bindgen_test]
 async fn leaving_by_unmount_sends_nothing_more() {
     // 429 at 2 asks for 8 s: the retry would go out at 10. The screen unmounts at 5.
-    let base = post_run("user-leaves-while-waiting").await;
-    let root = fresh_element();
-    let api_base = base.clone();
-    let handle = mount_to(root.clone(), move || {
-        view! { <PaletteList collection="coast" api_base=api_base /> }
-    });
+    let (base, root, handle) = screen("user-leaves-while-waiting").await;
     let t0 = now();
     wait_for(Duration::from_secs(4), "the countdown", || {
         text(&root, "countdown")
@@ -285,23 +301,13 @@ async fn leaving_by_unmount_sends_nothing_more() {
 #[wasm_bindgen_test]
 async fn leaving_in_flight_aborts_on_the_wire_and_the_late_answer_is_never_shown() {
     // Attempt 1 takes 2 s on the server. Cancel at 1 s.
-    let base = post_run("schedule-a-seconds").await;
-    let root = fresh_element();
-    let api_base = base.clone();
-    let _mounted = mount_to(root.clone(), move || {
-        view! { <PaletteList collection="coast" api_base=api_base /> }
-    });
+    let (base, root, _mounted) = screen("schedule-a-seconds").await;
     wait_for(Duration::from_secs(1), "attempt 1", || {
         text(&root, "attempt")
     })
     .await;
     sleep(Duration::from_secs(1)).await;
-    let cancel: web_sys::HtmlElement = root
-        .query_selector("[data-testid=cancel]")
-        .unwrap()
-        .unwrap()
-        .unchecked_into();
-    cancel.click();
+    click(&root, "cancel");
     let stop = wait_for(Duration::from_secs(1), "the stop", || {
         text(&root, "stop-outcome")
     })
@@ -344,11 +350,7 @@ async fn a_server_that_never_answers_is_aborted_at_the_cap() {
 
 #[wasm_bindgen_test]
 async fn the_wait_exceeds_message_is_the_specs_exactly() {
-    let base = post_run("wait-exceeds-budget").await;
-    let root = fresh_element();
-    let _mounted = mount_to(root.clone(), move || {
-        view! { <PaletteList collection="coast" api_base=base /> }
-    });
+    let (base, root, _mounted) = screen("wait-exceeds-budget").await;
     wait_for(Duration::from_secs(4), "the stop", || {
         text(&root, "stop-outcome")
     })
@@ -365,16 +367,13 @@ async fn the_wait_exceeds_message_is_the_specs_exactly() {
             "The service requested a 30-second delay. No retry was sent.",
         ]
     );
+    assert_eq!(server_saw(&base).await, ["answered"], "no retry was sent");
 }
 
 #[wasm_bindgen_test]
 async fn the_countdown_ticks_down_and_says_why() {
     // 429 at 2 asks for 8 s: the countdown runs from 2 to 10.
-    let base = post_run("user-leaves-while-waiting").await;
-    let root = fresh_element();
-    let _mounted = mount_to(root.clone(), move || {
-        view! { <PaletteList collection="coast" api_base=base /> }
-    });
+    let (base, root, _mounted) = screen("user-leaves-while-waiting").await;
     let first = wait_for(Duration::from_secs(4), "the countdown", || {
         text(&root, "countdown")
     })
@@ -387,22 +386,15 @@ async fn the_countdown_ticks_down_and_says_why() {
     sleep(Duration::from_millis(2_100)).await;
     tick().await;
     assert_eq!(text(&root, "countdown").unwrap(), "Attempt 2 of 3 in 6 s");
-    let cancel: web_sys::HtmlElement = root
-        .query_selector("[data-testid=cancel]")
-        .unwrap()
-        .unwrap()
-        .unchecked_into();
-    cancel.click();
+    click(&root, "cancel");
+    sleep(Duration::from_millis(100)).await;
+    assert_eq!(server_saw(&base).await, ["answered"]);
 }
 
 #[wasm_bindgen_test]
 async fn palettes_appear_with_their_swatches() {
     // 429 with no Retry-After at 2: the 2 s fallback, then the list at 6.
-    let base = post_run("missing-header").await;
-    let root = fresh_element();
-    let _mounted = mount_to(root.clone(), move || {
-        view! { <PaletteList collection="coast" api_base=base /> }
-    });
+    let (base, root, _mounted) = screen("missing-header").await;
     assert_eq!(
         wait_for(Duration::from_secs(1), "attempt 1", || text(
             &root, "attempt"
@@ -436,16 +428,12 @@ async fn palettes_appear_with_their_swatches() {
     assert!(text(&root, "trace")
         .unwrap()
         .contains("Retry-After missing (cross-origin"));
+    assert_eq!(server_saw(&base).await, ["answered", "answered"]);
 }
 
 #[wasm_bindgen_test]
 async fn try_again_is_a_new_action_with_a_fresh_budget() {
-    let base = post_run("wait-exceeds-budget").await;
-    let root = fresh_element();
-    let api_base = base.clone();
-    let _mounted = mount_to(root.clone(), move || {
-        view! { <PaletteList collection="coast" api_base=api_base /> }
-    });
+    let (base, root, _mounted) = screen("wait-exceeds-budget").await;
     wait_for(Duration::from_secs(4), "the stop", || {
         text(&root, "stop-outcome")
     })
@@ -453,12 +441,7 @@ async fn try_again_is_a_new_action_with_a_fresh_budget() {
     // Nothing starts by itself.
     sleep(Duration::from_millis(500)).await;
     assert_eq!(server_saw(&base).await.len(), 1);
-    let retry: web_sys::HtmlElement = root
-        .query_selector("[data-testid=retry]")
-        .unwrap()
-        .unwrap()
-        .unchecked_into();
-    retry.click();
+    click(&root, "retry");
     tick().await;
     // The scenario lists one attempt, so the server refuses the second request with a 409:
     // a new action, attempt 1 of 3 again, stopped under its own outcome.
