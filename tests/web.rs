@@ -53,7 +53,12 @@ fn policy(case: &Case) -> RetryPolicy {
 }
 
 async fn post_run(scenario: &str) -> String {
-    let r = gloo_net::http::Request::post(&format!("{}/runs?scenario={scenario}", api()))
+    post_run_query(&format!("scenario={scenario}")).await
+}
+
+/// A new run on the scenario API, created with this query; returns its palettes prefix.
+async fn post_run_query(query: &str) -> String {
+    let r = gloo_net::http::Request::post(&format!("{}/runs?{query}", api()))
         .send()
         .await
         .expect("the scenario API answers");
@@ -123,11 +128,19 @@ fn report_of(state: &ReadState<PaletteCollection>) -> Option<StopReport> {
 
 /// A fresh run of `scenario` on the server, and the Palette List screen mounted on it.
 async fn screen(scenario: &str) -> (String, web_sys::HtmlElement, impl Drop) {
-    let base = post_run(scenario).await;
+    screen_with(&format!("scenario={scenario}"), None).await
+}
+
+/// The same, for a run created with `query`, under `policy` (default: the SPEC's).
+async fn screen_with(
+    query: &str,
+    policy: Option<RetryPolicy>,
+) -> (String, web_sys::HtmlElement, impl Drop) {
+    let base = post_run_query(query).await;
     let root = fresh_element();
     let api_base = base.clone();
     let handle = mount_to(root.clone(), move || {
-        view! { <PaletteList collection="coast" api_base=api_base /> }
+        view! { <PaletteList collection="coast" api_base=api_base policy=policy.unwrap_or_default() /> }
     });
     (base, root, handle)
 }
@@ -454,4 +467,44 @@ async fn try_again_is_a_new_action_with_a_fresh_budget() {
         "{last}"
     );
     assert_eq!(server_saw(&base).await.len(), 2);
+}
+
+#[wasm_bindgen_test]
+async fn a_retry_after_hidden_by_cors_is_handled_as_missing() {
+    // Schedule A asks for 3 s, but this run does not expose Retry-After (nor Date) to the page.
+    let (base, root, _mounted) = screen_with("scenario=schedule-a-seconds&expose=none", None).await;
+    let why = wait_for(Duration::from_secs(4), "the wait", || {
+        text(&root, "wait-reason")
+    })
+    .await;
+    assert_eq!(
+        why,
+        "The service gave no usable hint; waiting the 2 s fallback."
+    );
+    assert!(
+        text(&root, "trace").unwrap().contains(
+            "Retry-After missing (cross-origin: the server may send it without exposing it)"
+        ),
+        "{:?}",
+        text(&root, "trace")
+    );
+    click(&root, "cancel");
+    sleep(Duration::from_millis(100)).await;
+    assert_eq!(server_saw(&base).await, ["answered"]);
+}
+
+#[wasm_bindgen_test]
+async fn an_invalid_policy_is_refused_before_any_request() {
+    let invalid = RetryPolicy::new().with_max_attempts(0);
+    let (base, root, _mounted) = screen_with("scenario=schedule-a-seconds", Some(invalid)).await;
+    let refused = wait_for(Duration::from_secs(1), "the refusal", || {
+        text(&root, "refused")
+    })
+    .await;
+    assert_eq!(
+        refused,
+        "This read is misconfigured: max_attempts is 0: at least one attempt is needed"
+    );
+    sleep(Duration::from_millis(300)).await;
+    assert!(server_saw(&base).await.is_empty());
 }

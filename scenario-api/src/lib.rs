@@ -5,7 +5,7 @@
 //! | route | what |
 //! |---|---|
 //! | `GET /fixture` | the (first) fixture file the server plays, as text |
-//! | `POST /runs?scenario=ID` | a new run of case `ID`: `201 {"run", "scenario", "base"}` |
+//! | `POST /runs?scenario=ID[&expose=none]` | a new run of case `ID`: `201 {"run", "scenario", "base"}`; with `expose=none` its answers do not expose `Retry-After` and `Date` to a page on another origin |
 //! | `GET /runs/{run}/palettes?collection=…` | the run's next attempt, as the fixture says |
 //! | `GET /runs/{run}` | what reached the server in that run |
 //! | `GET /runs` | every run so far, with its scenario and request count |
@@ -52,6 +52,8 @@ struct Runs {
 
 struct Run {
     case: usize,
+    /// Whether answers name `Retry-After` and `Date` in `Access-Control-Expose-Headers`.
+    expose: bool,
     /// When the run's first request arrived: elapsed zero of the scenario.
     first_arrival: Option<Instant>,
     requests: Vec<Record>,
@@ -78,6 +80,11 @@ pub const AT_CAP_MARGIN: Duration = Duration::from_millis(50);
 /// Marks a response the CORS layer must leave bare (a failure that looks like a network error).
 #[derive(Clone, Copy)]
 struct NoCors;
+
+/// Marks a response whose `Retry-After` and `Date` the CORS layer must not expose (a run
+/// started with `expose=none`: a misconfigured cross-origin API).
+#[derive(Clone, Copy)]
+struct HideHeaders;
 
 impl Scenarios {
     /// Plays the cases of one or more fixture files (ids must be unique across them). Refuses
@@ -211,15 +218,18 @@ async fn cors(method: Method, mut response: Response) -> Response {
     if response.extensions().get::<NoCors>().is_some() {
         return response;
     }
+    let expose = response.extensions().get::<HideHeaders>().is_none();
     let h = response.headers_mut();
     h.insert(
         header::ACCESS_CONTROL_ALLOW_ORIGIN,
         HeaderValue::from_static("*"),
     );
-    h.insert(
-        header::ACCESS_CONTROL_EXPOSE_HEADERS,
-        HeaderValue::from_static("Retry-After, Date"),
-    );
+    if expose {
+        h.insert(
+            header::ACCESS_CONTROL_EXPOSE_HEADERS,
+            HeaderValue::from_static("Retry-After, Date"),
+        );
+    }
     if method == Method::OPTIONS {
         h.insert(
             header::ACCESS_CONTROL_ALLOW_METHODS,
@@ -289,7 +299,17 @@ async fn new_run(
     State(s): State<Scenarios>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let q = query(raw.as_deref(), &["scenario"])?;
+    let q = query(raw.as_deref(), &["scenario", "expose"])?;
+    let expose = match q.get("expose").map(String::as_str) {
+        None | Some("all") => true,
+        Some("none") => false,
+        Some(other) => {
+            return Err(error(
+                StatusCode::BAD_REQUEST,
+                format!("expose={other:?}: use all (the default) or none"),
+            ))
+        }
+    };
     let Some(id) = q.get("scenario") else {
         return Err(error(
             StatusCode::BAD_REQUEST,
@@ -309,6 +329,7 @@ async fn new_run(
         run,
         Run {
             case,
+            expose,
             first_arrival: None,
             requests: Vec::new(),
         },
@@ -414,7 +435,7 @@ async fn palettes(
     let run = run_id(&run)?;
     let q = query(raw.as_deref(), &["collection"])?;
     let now = Instant::now();
-    let (case, index, zero) = {
+    let (case, index, zero, expose) = {
         let mut runs = s.inner.runs.lock().unwrap();
         let Some(r) = runs.by_id.get_mut(&run) else {
             return Err(error(StatusCode::NOT_FOUND, format!("no run {run}")));
@@ -442,7 +463,7 @@ async fn palettes(
             arrived: now,
             ended: None,
         });
-        (r.case, r.requests.len() - 1, zero)
+        (r.case, r.requests.len() - 1, zero, r.expose)
     };
     let mut guard = AbortGuard {
         scenarios: s.clone(),
@@ -490,6 +511,10 @@ async fn palettes(
         // The model refuses a duration on an attempt with no answer; never answer it either way.
         Answer::NoAnswer => return std::future::pending().await,
     };
+    let mut response = response;
+    if !expose {
+        response.extensions_mut().insert(HideHeaders);
+    }
     guard.end(Ended::Answered(response.status().as_u16()));
     Ok(response)
 }

@@ -159,6 +159,25 @@ async fn cors_exposes_retry_after_and_date() {
 }
 
 #[tokio::test]
+async fn a_run_can_hide_its_headers_from_other_origins() {
+    let addr = serve().await;
+    let r = send(&addr, "POST", "/runs?scenario=seconds&expose=none").await;
+    assert_eq!(r.status, 201);
+    let base = r.json()["base"].as_str().unwrap().to_owned();
+    let r = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
+    // Sent, but not exposed: a page on another origin cannot read them.
+    assert_eq!(r.header("retry-after"), Some("3"));
+    assert!(r.header("date").is_some());
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(r.header("access-control-expose-headers"), None);
+    let bad = send(&addr, "POST", "/runs?scenario=seconds&expose=some").await;
+    assert_eq!(
+        (bad.status, bad.json()["error"].as_str().unwrap()),
+        (400, "expose=\"some\": use all (the default) or none")
+    );
+}
+
+#[tokio::test]
 async fn a_date_keeps_the_fixtures_distance_on_the_real_clock() {
     let addr = serve().await;
     let base = new_run(&addr, "date").await;
@@ -256,6 +275,12 @@ async fn bad_requests_say_what_was_wrong() {
             format!("{base}/palettes?colour=red"),
             400,
             "unknown query parameter \"colour\" (expected: collection)",
+        ),
+        (
+            "POST",
+            "/runs?scenario=seconds&run=1".to_owned(),
+            400,
+            "unknown query parameter \"run\" (expected: scenario, expose)",
         ),
         (
             "GET",
