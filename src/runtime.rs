@@ -163,7 +163,8 @@ struct Shared<T: 'static> {
     url: String,
     policy: RetryPolicy,
     cross_origin: bool,
-    /// The generation the screen owns; 0 once it has left.
+    /// The generation the screen owns: the `generation` signal's value, kept here too because
+    /// the runtime must still read it after the component's owner (and its signals) are gone.
     owned: Cell<u64>,
     run: RefCell<Option<Rc<RefCell<Run<T>>>>>,
     view: View<T>,

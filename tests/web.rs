@@ -10,6 +10,7 @@ use std::time::Duration;
 use leptos::mount::mount_to;
 use leptos::prelude::*;
 use leptos::task::tick;
+use palette_list::app::client_policy;
 use palette_list::budget::{Event, Outcome, RetryPolicy, StopReport};
 use palette_list::components::PaletteList;
 use palette_list::model::{Case, Fixture, Replay};
@@ -42,14 +43,6 @@ fn case(id: &str) -> Case {
         .flatten()
         .find(|c| c.id == id)
         .unwrap_or_else(|| panic!("no case {id}"))
-}
-
-/// The client's policy for a case: its budget, and a trusted local clock only where the
-/// fixture has one.
-fn policy(case: &Case) -> RetryPolicy {
-    case.policy
-        .clone()
-        .with_trust_local_clock(case.wall_clock_at_zero.is_some())
 }
 
 async fn post_run(scenario: &str) -> String {
@@ -199,7 +192,10 @@ fn compare_within(case: &Case, got: &serde_json::Map<String, Value>) -> Vec<Stri
 /// where its timers wake late, then checks the trace and the server's count.
 async fn play(case: &Case) -> Result<(), String> {
     let base = post_run(&case.id).await;
-    let (read, _mounted) = mount_hook(format!("{base}/palettes?collection=coast"), policy(case));
+    let (read, _mounted) = mount_hook(
+        format!("{base}/palettes?collection=coast"),
+        client_policy(case),
+    );
     let t0 = now();
     let mut waits = 0;
     let mut left = false;
@@ -346,7 +342,10 @@ async fn leaving_in_flight_aborts_on_the_wire_and_the_late_answer_is_never_shown
 async fn a_server_that_never_answers_is_aborted_at_the_cap() {
     let case = case("no-answer-is-aborted-at-the-cap");
     let base = post_run(&case.id).await;
-    let (read, _mounted) = mount_hook(format!("{base}/palettes?collection=coast"), policy(&case));
+    let (read, _mounted) = mount_hook(
+        format!("{base}/palettes?collection=coast"),
+        client_policy(&case),
+    );
     let report = wait_for(Duration::from_secs(6), "the stop", || {
         report_of(&read.state.get_untracked())
     })
