@@ -1,11 +1,13 @@
-//! Leptos components for a budgeted read: the Palette List screen, the countdown, the stop
-//! message and the trace panel. Each part tests read has a `data-testid`.
+//! Leptos components for a budgeted read: the Palette List screen, the status switch, the
+//! countdown, the stop message and the trace panel. Each part tests read has a `data-testid`.
+//! Every sentence comes from [`budget::words`](crate::budget::words).
 
 use std::time::Duration;
 
 use leptos::prelude::*;
+use serde::de::DeserializeOwned;
 
-use crate::budget::{secs, secs_ms, RetryPolicy, StopReport, TraceEvent, WaitReason};
+use crate::budget::{seconds, words, Precision, RetryPolicy, StopReport, TraceEvent, WaitReason};
 use crate::palettes::{Palette, PaletteCollection};
 use crate::runtime::{use_budgeted_get, BudgetedRead, ReadState};
 
@@ -21,16 +23,19 @@ pub fn PaletteList(
     /// Where the API lives: a URL prefix without a trailing slash (default: this origin).
     #[prop(optional, into)]
     api_base: String,
-    /// The retry budget (default: the SPEC's, [`RetryPolicy::new`]).
+    /// The retry budget (default: [`RetryPolicy::new`]).
     #[prop(optional)]
     policy: Option<RetryPolicy>,
+    /// Show the trace expanded (default: collapsed).
+    #[prop(optional)]
+    trace_open: bool,
 ) -> impl IntoView {
     let url = format!(
         "{api_base}/palettes?collection={}",
-        js_sys::encode_uri_component(&collection)
+        query_value(&collection)
     );
     let read = use_budgeted_get::<PaletteCollection>(url, policy.unwrap_or_default());
-    view! { <PaletteListView read collection /> }
+    view! { <PaletteListView read collection trace_open /> }
 }
 
 /// What the Palette List screen shows for a read someone else owns (see [`use_budgeted_get`]):
@@ -46,34 +51,12 @@ pub fn PaletteListView(
     #[prop(optional)]
     trace_open: bool,
 ) -> impl IntoView {
-    let state = read.state;
-    let body = move || match state.get() {
-        ReadState::Loading { attempt, of } => view! {
-            <p class="status" data-testid="attempt">{format!("Attempt {attempt} of {of}")}</p>
-        }
-        .into_any(),
-        ReadState::Waiting {
-            next,
-            of,
-            until,
-            reason,
-        } => view! { <Countdown next of until reason clock=read.clock /> }.into_any(),
-        ReadState::Loaded { data, report } => view! {
+    let running = move || read.state.with(ReadState::is_running);
+    let loaded = |data: PaletteCollection, report: StopReport| {
+        view! {
             <PaletteGrid palettes=data.palettes />
             <p class="meta" data-testid="loaded-summary">{report.message().get(1).cloned()}</p>
         }
-        .into_any(),
-        ReadState::Stopped(report) => view! { <StopMessage report /> }.into_any(),
-        ReadState::Refused(why) => view! {
-            <p class="stop" data-testid="refused">{format!("This read is misconfigured: {why}")}</p>
-        }
-        .into_any(),
-    };
-    let running = move || {
-        matches!(
-            state.get(),
-            ReadState::Loading { .. } | ReadState::Waiting { .. }
-        )
     };
     view! {
         <section class="palette-list" data-testid="palette-list">
@@ -92,9 +75,45 @@ pub fn PaletteListView(
                     </Show>
                 </div>
             </header>
-            <div class="body" aria-live="polite">{body}</div>
+            <div class="body" aria-live="polite">
+                <ReadStatus read loaded />
+            </div>
             <TracePanel trace=read.trace open=trace_open />
         </section>
+    }
+}
+
+/// The state of any budgeted read: which attempt is in flight, the countdown to the next one,
+/// the stop message, or why the read could not start; `loaded` draws the data once it is there.
+#[component]
+pub fn ReadStatus<T, F, V>(
+    /// The read to show.
+    read: BudgetedRead<T>,
+    /// What to show once the data has arrived, given the data and how the action ended.
+    loaded: F,
+) -> impl IntoView
+where
+    T: DeserializeOwned + Clone + Send + Sync + 'static,
+    F: Fn(T, StopReport) -> V + Send + Sync + 'static,
+    V: IntoView + 'static,
+{
+    move || match read.state.get() {
+        ReadState::Loading { attempt, of } => view! {
+            <p class="status" data-testid="attempt">{words::attempt_status(attempt, of)}</p>
+        }
+        .into_any(),
+        ReadState::Waiting {
+            next,
+            of,
+            until,
+            reason,
+        } => view! { <Countdown next of until reason clock=read.clock /> }.into_any(),
+        ReadState::Loaded { data, report } => loaded(data, report).into_any(),
+        ReadState::Stopped(report) => view! { <StopMessage report /> }.into_any(),
+        ReadState::Refused(error) => view! {
+            <p class="stop" data-testid="refused">{words::refused(&error)}</p>
+        }
+        .into_any(),
     }
 }
 
@@ -149,35 +168,12 @@ pub fn Countdown(
     /// The runtime's clock, refreshed while waiting.
     clock: ReadSignal<Duration>,
 ) -> impl IntoView {
-    let left = move || {
-        let left = until.saturating_sub(clock.get());
-        // Whole seconds, rounded up: "1 s" until the moment it starts.
-        let s = left.as_millis().div_ceil(1000);
-        format!("Attempt {next} of {of} in {s} s")
-    };
+    let left = move || words::countdown(next, of, until.saturating_sub(clock.get()));
     view! {
         <div class="countdown">
             <p class="status" data-testid="countdown">{left}</p>
-            <p class="why" data-testid="wait-reason">{wait_words(&reason)}</p>
+            <p class="why" data-testid="wait-reason">{words::wait_reason(&reason)}</p>
         </div>
-    }
-}
-
-/// Why a wait is as long as it is, in the user's words.
-pub fn wait_words(reason: &WaitReason) -> String {
-    match reason {
-        WaitReason::ServerDelay(d) => format!("The service asked for {} s.", secs(*d)),
-        WaitReason::ServerDate { until, delay, .. } => format!(
-            "The service named a time, {} ({} s from the answer).",
-            httpdate::fmt_http_date(*until),
-            secs(*delay)
-        ),
-        WaitReason::Fallback { wait, .. } => {
-            format!(
-                "The service gave no usable hint; waiting the {} s fallback.",
-                secs(*wait)
-            )
-        }
     }
 }
 
@@ -220,7 +216,9 @@ pub fn TracePanel(
                         .map(|e| {
                             view! {
                                 <li>
-                                    <span class="at">{format!("{} s", secs_ms(e.at))}</span>
+                                    <span class="at">
+                                        {format!("{} s", seconds(e.at, Precision::Millis))}
+                                    </span>
                                     " "
                                     <span class="event">{e.event.to_string()}</span>
                                 </li>
@@ -230,5 +228,34 @@ pub fn TracePanel(
                 }}
             </ol>
         </details>
+    }
+}
+
+/// `value` percent-encoded for a URL query: everything but the unreserved characters of
+/// RFC 3986 (`A-Z a-z 0-9 - . _ ~`), as `encodeURIComponent` does but for `!'()*` too.
+fn query_value(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn query_values_are_percent_encoded() {
+        assert_eq!(query_value("coast"), "coast");
+        assert_eq!(query_value("a b&c=d"), "a%20b%26c%3Dd");
+        assert_eq!(query_value("é/?#"), "%C3%A9%2F%3F%23");
+        assert_eq!(query_value("-._~"), "-._~");
     }
 }

@@ -1,26 +1,51 @@
-//! Palette List: a finite retry budget for reading from a rate-limited API.
+//! A finite retry budget for reading from a rate-limited API, and the Leptos screen that shows
+//! it. Embedding the Palette List screen in a Leptos app:
+//!
+//! ```
+//! use std::time::Duration;
+//! use leptos::prelude::*;
+//! use palette_list::{PaletteList, RetryPolicy};
+//!
+//! /// 10 s in all, at most 2 attempts; the rest is the default (4 s cap, retry 429, 1 s floor).
+//! const POLICY: RetryPolicy =
+//!     RetryPolicy::new().with_budget(Duration::from_secs(10)).with_max_attempts(2);
+//!
+//! #[component]
+//! fn Palettes() -> impl IntoView {
+//!     view! { <PaletteList collection="coast" api_base="https://api.example.com" policy=POLICY /> }
+//! }
+//! ```
+//!
+//! Every read is one action with its own budget: a total deadline, a number of attempts, and a
+//! per-attempt cap reserved in full before every start. `Retry-After` is honoured exactly and
+//! never shortened; a wait that cannot fit stops the action at once; leaving the screen aborts
+//! the fetch and clears the timer; every end is explained, with the outcome and the last
+//! response kept apart. The whole contract is [`contract`].
 //!
 //! - [`budget`]: the pure core that decides start / wait / stop, with `now` passed in.
-//! - [`model`]: reads the fixture format and replays each case through the core on a virtual
-//!   clock.
+//! - [`runtime`]: drives the core in the browser ([`use_budgeted_get`] for any JSON `GET`).
+//! - [`components`]: the Palette List screen and the parts it is made of.
 //! - [`palettes`]: the API's data.
-//! - `runtime` (wasm): drives the core in the browser with `performance.now()`, gloo-net fetches
-//!   with an `AbortController` each, and gloo-timers.
-//! - `components` (wasm): the Palette List screen, the countdown, the stop message and the trace
-//!   panel, for any Leptos app to embed.
+//!
+//! Rendering modes: the crate enables none; turn on `csr`, `hydrate` or `ssr` as your app does.
+//! On the server the components render their initial state ("Attempt 1 of 3") and make no
+//! request; in the browser the read starts when the component is mounted or hydrated.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod budget;
-pub mod model;
-pub mod palettes;
-
-#[cfg(target_arch = "wasm32")]
-pub mod app;
-#[cfg(target_arch = "wasm32")]
 pub mod components;
-#[cfg(target_arch = "wasm32")]
+pub mod palettes;
 pub mod runtime;
+
+#[doc = include_str!("../docs/contract.md")]
+pub mod contract {}
+
+pub use budget::RetryPolicy;
+pub use components::{
+    Countdown, PaletteGrid, PaletteList, PaletteListView, ReadStatus, StopMessage, TracePanel,
+};
+pub use runtime::{use_budgeted_get, BudgetedRead, ReadState};
 
 #[cfg(all(test, target_arch = "wasm32"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

@@ -30,7 +30,7 @@ mod tests {
 
     #[test]
     fn the_fixture_body_reads_as_a_collection() {
-        let text = include_str!("../../shared/fixtures/schedules.json");
+        let text = include_str!("../tests/fixtures/schedules.json");
         let file: serde_json::Value = serde_json::from_str(text).unwrap();
         let coast: PaletteCollection =
             serde_json::from_value(file["bodies"]["coast"].clone()).unwrap();

@@ -7,37 +7,38 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use palette_list::model::{compare, replay, Fixture};
+use palette_list_model::expect::{check_case, compare, judge_invalid, Comparison, InvalidVerdict};
+use palette_list_model::{replay, Fixture};
 
-/// The contract's fixtures, read from the project root's sibling `shared/`.
-const SHIPPED: &str = include_str!("../../shared/fixtures/schedules.json");
+/// The contract's worked cases, as this project ships them.
+const SHIPPED: &str = include_str!("fixtures/schedules.json");
 /// This project's own edge cases, under another policy.
 const EDGE: &str = include_str!("fixtures/edge-cases.json");
+/// A file as another team might write it (no request, no clock, numbers JSON cannot hold).
+const ELSEWHERE: &str = include_str!("fixtures/written-elsewhere.json");
 
-/// Replays every case and every invalid fixture; returns how many were checked.
+/// Replays every case and judges every invalid fixture; returns how many were checked.
 fn check_all(text: &str) -> usize {
     let fixture = Fixture::parse(text).expect("the fixture file parses");
     let mut checked = 0;
     for case in &fixture.cases {
-        let case = case.as_ref().expect("every case is valid");
-        let r = replay(case).unwrap_or_else(|e| panic!("{e}"));
-        let expect = case.expect.as_ref().expect("every case has an expect");
-        let (mismatches, unknown) = compare(expect, &r.to_json());
-        assert!(mismatches.is_empty(), "{}: {mismatches:?}", case.id);
+        let case = case.as_ref().unwrap_or_else(|e| panic!("{e}"));
+        let c = check_case(case).unwrap_or_else(|e| panic!("{e}"));
+        let compared = c.compared.expect("every case has an expect");
+        assert!(compared.matches(), "{}: {:?}", case.id, compared.mismatches);
         assert!(
-            unknown.is_empty(),
-            "{}: unknown expect keys {unknown:?}",
-            case.id
+            compared.not_compared.is_empty(),
+            "{}: unknown expect keys {:?}",
+            case.id,
+            compared.not_compared
         );
         checked += 1;
     }
     for inv in &fixture.invalid_fixtures {
-        let error = match &inv.parsed {
-            Err(e) => e.clone(),
-            Ok(case) => replay(case).expect_err(&inv.id),
-        };
-        assert_eq!(error.case, inv.id);
-        assert_eq!(error.problem, inv.expect_error, "{}", inv.id);
+        match judge_invalid(inv) {
+            InvalidVerdict::RefusedAsExpected(e) => assert_eq!(e.case, inv.id),
+            other => panic!("{}: {other:?}, expected {:?}", inv.id, inv.expect_error),
+        }
         checked += 1;
     }
     checked
@@ -52,6 +53,41 @@ fn every_shipped_case_replays_to_its_expect() {
 #[test]
 fn every_edge_case_replays_to_its_expect() {
     assert_eq!(check_all(EDGE), 29);
+}
+
+#[test]
+fn a_file_written_elsewhere_replays() {
+    assert_eq!(check_all(ELSEWHERE), 4);
+}
+
+#[test]
+fn a_huge_expected_delay_equals_the_saturated_one_and_no_other() {
+    let fixture = Fixture::parse(ELSEWHERE).unwrap();
+    let case = fixture.cases[0].as_ref().unwrap();
+    let got = replay(case).unwrap().to_json();
+    let mut expect = case.expect.clone().unwrap();
+    assert!(compare(&expect, &got, Comparison::Exact).matches());
+    // A large number that is not past u64::MAX seconds is a different delay.
+    expect.insert("requested_delay_s".into(), serde_json::json!(1e19));
+    let c = compare(&expect, &got, Comparison::Exact);
+    assert_eq!(c.mismatches.len(), 1);
+    assert_eq!(c.mismatches[0].key, "requested_delay_s");
+}
+
+#[test]
+fn real_time_comparison_allows_the_tolerance_and_no_more() {
+    let fixture = Fixture::parse(SHIPPED).unwrap();
+    let case = fixture.cases[0].as_ref().unwrap();
+    let expect = case.expect.clone().unwrap();
+    let mut got = replay(case).unwrap().to_json();
+    got.insert("stopped_at_s".into(), serde_json::json!(14.1));
+    let within = Comparison::RealTime {
+        tolerance: std::time::Duration::from_millis(150),
+    };
+    assert!(compare(&expect, &got, within).matches());
+    assert!(!compare(&expect, &got, Comparison::Exact).matches());
+    got.insert("stopped_at_s".into(), serde_json::json!(14.2));
+    assert_eq!(compare(&expect, &got, within).mismatches[0].key, "stopped_at_s");
 }
 
 #[test]
@@ -78,10 +114,12 @@ fn a_wrong_expect_is_reported_key_by_key() {
     let text = SHIPPED.replacen("\"stopped_at_s\": 14,", "\"stopped_at_s\": 15,", 1);
     let fixture = Fixture::parse(&text).unwrap();
     let case = fixture.cases[0].as_ref().unwrap();
-    let (mismatches, _) = compare(
+    let mismatches = compare(
         case.expect.as_ref().unwrap(),
         &replay(case).unwrap().to_json(),
-    );
+        Comparison::Exact,
+    )
+    .mismatches;
     assert_eq!(mismatches.len(), 1);
     assert_eq!(mismatches[0].key, "stopped_at_s");
     assert_eq!(
@@ -102,10 +140,12 @@ fn an_absent_header_notes_means_none() {
         .flatten()
         .find(|c| c.id == "missing-header")
         .unwrap();
-    let (mismatches, _) = compare(
+    let mismatches = compare(
         case.expect.as_ref().unwrap(),
         &replay(case).unwrap().to_json(),
-    );
+        Comparison::Exact,
+    )
+    .mismatches;
     assert_eq!(
         mismatches
             .iter()

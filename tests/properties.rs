@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use palette_list::budget::{
     parse_retry_after, Event, Outcome, RetryAfter, RetryPolicy, StatusSet, WaitReason,
 };
-use palette_list::model::{replay, Answer, Attempt, Case, Request};
+use palette_list_model::{replay, Answer, Attempt, Case, Request};
 use proptest::prelude::*;
 
 const MS: fn(u64) -> Duration = Duration::from_millis;

@@ -1,14 +1,11 @@
 //! One read action: a sans-IO state machine that decides start / wait / stop.
 
-use std::fmt;
 use std::time::{Duration, SystemTime};
 
-use super::policy::{PolicyError, RetryPolicy};
-use super::report::{LastResponse, Outcome, RequestedDelay, StopReport, StoppedWhile};
-use super::retry_after::{
-    delay_until, parse_date_header, parse_retry_after, HeaderNote, RetryAfter,
-};
-use super::secs_ms as secs;
+use super::policy::{is_success, PolicyError, RetryPolicy};
+use super::report::{LastResponse, Outcome, StopReport, StoppedWhile};
+use super::retry_after::{delay_until, parse_retry_after, receipt_clock, HeaderNote, RetryAfter};
+use super::trace::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};
 
 /// An HTTP response as the core needs it: the status and the two headers that matter.
 /// There is no body and no method here; the read action is `GET` only.
@@ -54,7 +51,7 @@ impl Response {
     }
 }
 
-/// What the driver must do next. `now` and `until` are on the driver's monotonic clock.
+/// What the driver must do next. `deadline` and `until` are on the driver's monotonic clock.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     /// Start attempt `number` (1-based) now; abort it if it runs past `deadline`.
@@ -68,263 +65,11 @@ pub enum Step {
     Wait {
         /// The planned wake.
         until: Duration,
-        /// Why this long.
+        /// Why.
         reason: WaitReason,
     },
     /// The action is over: abort any fetch, clear any timer, show the report.
     Stop(StopReport),
-}
-
-/// Where a planned wait came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum WaitReason {
-    /// `Retry-After` delay-seconds.
-    ServerDelay(Duration),
-    /// A `Retry-After` date, read against the receipt's clock evidence.
-    ServerDate {
-        /// The date named.
-        until: SystemTime,
-        /// The date minus the receipt's wall-clock time (clamped at 0, rounded up).
-        delay: Duration,
-        /// Where the receipt's wall-clock time came from.
-        evidence: ClockSource,
-    },
-    /// No usable hint: the policy's fallback wait.
-    Fallback {
-        /// The fallback wait for this attempt.
-        wait: Duration,
-        /// What was wrong with the header.
-        note: HeaderNote,
-    },
-}
-
-impl WaitReason {
-    /// The server's requested delay, if the wait came from a valid hint.
-    pub fn requested(&self) -> Option<RequestedDelay> {
-        match *self {
-            WaitReason::ServerDelay(delay) => Some(RequestedDelay { delay, until: None }),
-            WaitReason::ServerDate { until, delay, .. } => Some(RequestedDelay {
-                delay,
-                until: Some(until),
-            }),
-            WaitReason::Fallback { .. } => None,
-        }
-    }
-
-    /// The wait before the local floor.
-    pub fn asked(&self) -> Duration {
-        match *self {
-            WaitReason::ServerDelay(d) => d,
-            WaitReason::ServerDate { delay, .. } => delay,
-            WaitReason::Fallback { wait, .. } => wait,
-        }
-    }
-}
-
-impl fmt::Display for WaitReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WaitReason::ServerDelay(d) => write!(f, "server asked for {} s", secs(*d)),
-            WaitReason::ServerDate {
-                until,
-                delay,
-                evidence,
-            } => write!(
-                f,
-                "server date {} ({} s by the {evidence})",
-                httpdate::fmt_http_date(*until),
-                secs(*delay)
-            ),
-            WaitReason::Fallback { wait, note } => {
-                write!(f, "no usable hint ({note}), fallback {} s", secs(*wait))
-            }
-        }
-    }
-}
-
-/// Where a receipt's wall-clock time came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ClockSource {
-    /// The response's own `Date` header: the same clock as the server's `Retry-After`.
-    DateHeader,
-    /// The local wall clock, which the policy trusts.
-    LocalClock,
-}
-
-impl fmt::Display for ClockSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ClockSource::DateHeader => "response's Date",
-            ClockSource::LocalClock => "local clock",
-        })
-    }
-}
-
-/// Why an attempt ended without a response.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Failure {
-    /// The network failed; the transport's words.
-    Transport(String),
-    /// The attempt reached its cap and was aborted.
-    TimedOut,
-}
-
-/// Why a response was not used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DropReason {
-    /// The action had already stopped (the user left, or it ended otherwise).
-    NotOwned,
-    /// It arrived after its attempt's cap.
-    PastCap,
-}
-
-/// One entry of the trace. `at` is elapsed time since the action started.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TraceEvent {
-    /// Elapsed time since the action started.
-    pub at: Duration,
-    /// What happened.
-    pub event: Event,
-}
-
-/// What the trace records: the SPEC's list, and nothing else (never a body or credential).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Event {
-    /// The action started with this budget.
-    ActionStarted {
-        /// Total budget.
-        budget: Duration,
-        /// Attempts allowed.
-        max_attempts: u32,
-        /// Per-attempt cap.
-        attempt_cap: Duration,
-    },
-    /// An attempt started.
-    AttemptStarted {
-        /// Which one (1-based).
-        attempt: u32,
-    },
-    /// A response arrived for the attempt in flight.
-    ResponseReceived {
-        /// Which attempt.
-        attempt: u32,
-        /// Its status.
-        status: u16,
-        /// `Retry-After`, as received.
-        retry_after: Option<String>,
-        /// `Date`, as received.
-        date: Option<String>,
-        /// The receipt's wall-clock time, where there was usable evidence.
-        wall_clock: Option<(SystemTime, ClockSource)>,
-        /// What was wrong with `Retry-After` (retryable statuses only).
-        note: Option<HeaderNote>,
-    },
-    /// An attempt ended without a response.
-    AttemptFailed {
-        /// Which attempt.
-        attempt: u32,
-        /// How.
-        failure: Failure,
-    },
-    /// A wait before the next attempt.
-    WaitPlanned {
-        /// How long (after the local floor).
-        wait: Duration,
-        /// Why.
-        reason: WaitReason,
-        /// Budget left at the decision.
-        remaining: Duration,
-    },
-    /// The wait's timer woke.
-    TimerWoke {
-        /// How much later than planned.
-        late: Duration,
-    },
-    /// A response (or a failure) that arrived when the action could not use it.
-    ResponseDropped {
-        /// Its status; `None` for a transport failure.
-        status: Option<u16>,
-        /// Why it was dropped.
-        reason: DropReason,
-    },
-    /// The terminal event: exactly one per action.
-    Stopped(StopReport),
-}
-
-impl fmt::Display for Event {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Event::ActionStarted {
-                budget,
-                max_attempts,
-                attempt_cap,
-            } => write!(
-                f,
-                "action started: budget {} s, at most {max_attempts} attempts, {} s cap each",
-                secs(*budget),
-                secs(*attempt_cap)
-            ),
-            Event::AttemptStarted { attempt } => write!(f, "attempt {attempt} started"),
-            Event::ResponseReceived {
-                attempt,
-                status,
-                retry_after,
-                date,
-                wall_clock,
-                note,
-            } => {
-                write!(f, "attempt {attempt} answered {status}")?;
-                if let Some(v) = retry_after {
-                    write!(f, ", Retry-After: {v}")?;
-                }
-                if let Some(v) = date {
-                    write!(f, ", Date: {v}")?;
-                }
-                if let Some((t, source)) = wall_clock {
-                    write!(
-                        f,
-                        " (received at {} by the {source})",
-                        httpdate::fmt_http_date(*t)
-                    )?;
-                }
-                if let Some(n) = note {
-                    write!(f, "; {n}")?;
-                }
-                Ok(())
-            }
-            Event::AttemptFailed { attempt, failure } => match failure {
-                Failure::Transport(why) => write!(f, "attempt {attempt} failed: {why}"),
-                Failure::TimedOut => write!(f, "attempt {attempt} aborted at its cap"),
-            },
-            Event::WaitPlanned {
-                wait,
-                reason,
-                remaining,
-            } => write!(
-                f,
-                "wait {} s: {reason}; {} s of budget left",
-                secs(*wait),
-                secs(*remaining)
-            ),
-            Event::TimerWoke { late } if late.is_zero() => f.write_str("timer woke on time"),
-            Event::TimerWoke { late } => write!(f, "timer woke {} s late", secs(*late)),
-            Event::ResponseDropped { status, reason } => {
-                match status {
-                    Some(s) => write!(f, "response {s} dropped")?,
-                    None => f.write_str("transport failure dropped")?,
-                }
-                f.write_str(match reason {
-                    DropReason::NotOwned => ": the action is no longer owned",
-                    DropReason::PastCap => ": it came after the attempt's cap",
-                })
-            }
-            Event::Stopped(r) => write!(
-                f,
-                "stopped: {} after {} of {} attempts",
-                r.outcome, r.attempts, r.max_attempts
-            ),
-        }
-    }
 }
 
 /// Where the action is now.
@@ -350,6 +95,16 @@ pub enum Phase {
     },
     /// Over; the report says how.
     Stopped,
+}
+
+/// What a received response means for the action (contract step 1).
+enum Class {
+    /// A 2xx: the action succeeded.
+    Success,
+    /// Neither 2xx nor retryable: the action stops under its own outcome.
+    NotRetried,
+    /// Retryable, with what `Retry-After` said (or what was wrong with it).
+    Retry(Result<RetryAfter, HeaderNote>),
 }
 
 /// One read action with its own finite budget.
@@ -379,6 +134,11 @@ pub struct ReadAction {
     request_time: Duration,
     waited_time: Duration,
     last_response: Option<LastResponse>,
+    /// The one step the driver has not polled yet. Every input decides at most one step, and
+    /// each step supersedes the one before it (a stop ends a wait or an attempt that was never
+    /// carried out; a start ends a wait), so a single slot that keeps the newest is enough: a
+    /// driver that polls after every input sees every step, and one that polls late sees the
+    /// step that matters now.
     pending: Option<Step>,
     trace: Vec<TraceEvent>,
     report: Option<StopReport>,
@@ -422,45 +182,17 @@ impl ReadAction {
         response: &Response,
         local_wall_clock: Option<SystemTime>,
     ) {
-        let Phase::InFlight {
-            attempt,
-            started,
-            deadline,
-        } = self.phase
-        else {
-            self.record(
-                now,
-                Event::ResponseDropped {
-                    status: Some(response.status),
-                    reason: DropReason::NotOwned,
-                },
-            );
+        let Some(attempt) = self.answer_arrived(now, Some(response.status)) else {
             return;
         };
-        if now > deadline {
-            self.record(
-                now,
-                Event::ResponseDropped {
-                    status: Some(response.status),
-                    reason: DropReason::PastCap,
-                },
-            );
-            self.time_out(now, attempt, started);
-            return;
-        }
-        self.request_time += now - started;
-
-        let retryable = self.policy.retry_statuses().contains(response.status);
-        let wall_clock = self.receipt_wall_clock(response, local_wall_clock);
-        let hint = match (&response.retry_after, retryable) {
-            (_, false) => None,
-            (None, true) => Some(Err(HeaderNote::Missing {
-                maybe_hidden: response.cross_origin,
-            })),
-            (Some(v), true) => Some(parse_retry_after(v).map_err(HeaderNote::Invalid)),
-        };
-        let note = match &hint {
-            Some(Err(n)) => Some(n.clone()),
+        let wall_clock = receipt_clock(
+            response.date.as_deref(),
+            local_wall_clock,
+            self.policy.trust_local_clock(),
+        );
+        let class = self.classify(response);
+        let note = match &class {
+            Class::Retry(Err(n)) => Some(n.clone()),
             _ => None,
         };
         self.record(
@@ -479,86 +211,22 @@ impl ReadAction {
             retry_after: response.retry_after.clone(),
             note,
         });
-
-        if (200..300).contains(&response.status) {
-            return self.stop(now, Outcome::Succeeded, StoppedWhile::Deciding);
+        match class {
+            Class::Success => self.stop(now, Outcome::Succeeded, StoppedWhile::Deciding),
+            Class::NotRetried => {
+                self.stop(now, Outcome::NonRetryableResponse, StoppedWhile::Deciding)
+            }
+            Class::Retry(hint) => self.plan_wait(now, hint, wall_clock),
         }
-        let Some(hint) = hint else {
-            return self.stop(now, Outcome::NonRetryableResponse, StoppedWhile::Deciding);
-        };
-
-        // Find the wait (SPEC step 2).
-        let reason = match hint {
-            Ok(RetryAfter::Delay(d)) => WaitReason::ServerDelay(d),
-            Ok(RetryAfter::Date(until)) => match wall_clock {
-                Some((receipt, evidence)) => WaitReason::ServerDate {
-                    until,
-                    delay: delay_until(until, receipt),
-                    evidence,
-                },
-                None => {
-                    return self.stop_with(
-                        now,
-                        Outcome::ClockUntrusted,
-                        StoppedWhile::Deciding,
-                        |r| {
-                            r.unreadable_date = Some(until);
-                        },
-                    );
-                }
-            },
-            Err(note) => WaitReason::Fallback {
-                wait: self
-                    .policy
-                    .fallback_after(self.attempts)
-                    .unwrap_or_default(),
-                note,
-            },
-        };
-        let wait = reason.asked().max(self.policy.min_wait());
-
-        // The gate (SPEC step 3): ownership holds while we are here; attempts, then budget.
-        if self.attempts >= self.policy.max_attempts() {
-            return self.stop(now, Outcome::AttemptsExhausted, StoppedWhile::Deciding);
-        }
-        let Some(until) = now.checked_add(wait).filter(|t| self.fits(*t)) else {
-            return self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Deciding, |r| {
-                r.requested_delay = reason.requested();
-            });
-        };
-        self.record(
-            now,
-            Event::WaitPlanned {
-                wait,
-                reason: reason.clone(),
-                remaining: self.remaining(now),
-            },
-        );
-        self.phase = Phase::Waiting {
-            since: now,
-            until,
-            reason: reason.clone(),
-        };
-        self.pending = Some(Step::Wait { until, reason });
     }
 
-    /// The attempt in flight failed on the network at `now` (`detail` is shown to the user).
-    /// Not retried: the action stops as `transport_failure`.
+    /// The attempt in flight failed at `now` without a usable answer; `detail` says what failed
+    /// in the user's words (one of [`words`](super::words)' transport sentences), for the trace
+    /// and the stop message. Not retried: the action stops as `transport_failure`.
     pub fn handle_transport_failure(&mut self, now: Duration, detail: &str) {
-        let Phase::InFlight {
-            attempt, started, ..
-        } = self.phase
-        else {
-            self.record(
-                now,
-                Event::ResponseDropped {
-                    status: None,
-                    reason: DropReason::NotOwned,
-                },
-            );
+        let Some(attempt) = self.answer_arrived(now, None) else {
             return;
         };
-        self.request_time += now - started;
         self.record(
             now,
             Event::AttemptFailed {
@@ -570,9 +238,7 @@ impl ReadAction {
             now,
             Outcome::TransportFailure,
             StoppedWhile::Deciding,
-            |r| {
-                r.failure = Some(detail.to_owned());
-            },
+            |r| r.failure = Some(detail.to_owned()),
         );
     }
 
@@ -589,7 +255,7 @@ impl ReadAction {
             Phase::Waiting { since, until, .. } if now >= until => {
                 self.waited_time += now - since;
                 self.record(now, Event::TimerWoke { late: now - until });
-                // SPEC step 4: recheck against the time now, never reuse the earlier gate.
+                // Contract step 4: recheck against the time now, never reuse the earlier gate.
                 if self.attempts >= self.policy.max_attempts() {
                     self.stop(now, Outcome::AttemptsExhausted, StoppedWhile::Deciding);
                 } else if !self.fits(now) {
@@ -667,6 +333,109 @@ impl ReadAction {
         self.report.as_ref()
     }
 
+    /// An answer (a response with `status`, or a failure) arrived at `now`: the attempt it
+    /// belongs to, with its request time counted; `None` when it is dropped.
+    fn answer_arrived(&mut self, now: Duration, status: Option<u16>) -> Option<u32> {
+        let Phase::InFlight {
+            attempt,
+            started,
+            deadline,
+        } = self.phase
+        else {
+            self.drop_answer(now, status, DropReason::NotOwned);
+            return None;
+        };
+        if now > deadline {
+            self.drop_answer(now, status, DropReason::PastCap);
+            self.time_out(now, attempt, started);
+            return None;
+        }
+        self.request_time += now - started;
+        Some(attempt)
+    }
+
+    fn drop_answer(&mut self, now: Duration, status: Option<u16>, reason: DropReason) {
+        self.record(now, Event::ResponseDropped { status, reason });
+    }
+
+    /// Contract step 1, and what `Retry-After` says where it matters.
+    fn classify(&self, response: &Response) -> Class {
+        if is_success(response.status) {
+            return Class::Success;
+        }
+        if !self.policy.retry_statuses().contains(response.status) {
+            return Class::NotRetried;
+        }
+        Class::Retry(match &response.retry_after {
+            None => Err(HeaderNote::Missing {
+                maybe_hidden: response.cross_origin,
+            }),
+            Some(v) => parse_retry_after(v).map_err(HeaderNote::Invalid),
+        })
+    }
+
+    /// Contract steps 2 and 3 for a retryable response received at `now`: find the wait, apply
+    /// the floor, then wait or stop.
+    fn plan_wait(
+        &mut self,
+        now: Duration,
+        hint: Result<RetryAfter, HeaderNote>,
+        wall_clock: Option<(SystemTime, ClockSource)>,
+    ) {
+        let reason = match hint {
+            Ok(RetryAfter::Delay(d)) => WaitReason::ServerDelay(d),
+            Ok(RetryAfter::Date(until)) => {
+                let Some((receipt, evidence)) = wall_clock else {
+                    // Never read the date as 0: without clock evidence it cannot be read at all.
+                    return self.stop_with(
+                        now,
+                        Outcome::ClockUntrusted,
+                        StoppedWhile::Deciding,
+                        |r| r.unreadable_date = Some(until),
+                    );
+                };
+                WaitReason::ServerDate {
+                    until,
+                    delay: delay_until(until, receipt),
+                    evidence,
+                }
+            }
+            Err(note) => WaitReason::Fallback {
+                wait: self
+                    .policy
+                    .fallback_after(self.attempts)
+                    .unwrap_or_default(),
+                note,
+            },
+        };
+        let wait = reason.asked().max(self.policy.min_wait());
+
+        // The gate: ownership holds while we are here; attempts, then budget.
+        if self.attempts >= self.policy.max_attempts() {
+            return self.stop(now, Outcome::AttemptsExhausted, StoppedWhile::Deciding);
+        }
+        let Some(until) = now.checked_add(wait).filter(|t| self.fits(*t)) else {
+            // A valid server delay is never shortened to fit: the action stops instead.
+            return self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Deciding, |r| {
+                r.requested_delay = reason.requested();
+            });
+        };
+        self.record(
+            now,
+            Event::WaitPlanned {
+                wait,
+                reason: reason.clone(),
+                remaining: self.remaining(now),
+            },
+        );
+        self.phase = Phase::Waiting {
+            since: now,
+            until,
+            reason: reason.clone(),
+        };
+        self.pending = Some(Step::Wait { until, reason });
+    }
+
     /// Whether an attempt starting at `start` (driver's clock) fits with its full cap.
     fn fits(&self, start: Duration) -> bool {
         self.elapsed(start)
@@ -676,20 +445,6 @@ impl ReadAction {
 
     fn remaining(&self, now: Duration) -> Duration {
         self.policy.budget().saturating_sub(self.elapsed(now))
-    }
-
-    /// The receipt's wall-clock time: the response's `Date`, else the trusted local clock.
-    fn receipt_wall_clock(
-        &self,
-        response: &Response,
-        local: Option<SystemTime>,
-    ) -> Option<(SystemTime, ClockSource)> {
-        if let Some(t) = response.date.as_deref().and_then(parse_date_header) {
-            return Some((t, ClockSource::DateHeader));
-        }
-        local
-            .filter(|_| self.policy.trust_local_clock())
-            .map(|t| (t, ClockSource::LocalClock))
     }
 
     fn start_attempt(&mut self, now: Duration) {

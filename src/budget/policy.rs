@@ -4,10 +4,16 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
-use super::secs;
+use super::seconds::{seconds, Precision};
 
 /// The SPEC's fallback waits: 2 s after attempt 1, 4 s after attempt 2 (and after every later one).
 pub const DEFAULT_FALLBACK_WAITS: &[Duration] = &[Duration::from_secs(2), Duration::from_secs(4)];
+
+/// Whether `status` is a success (2xx): the one rule for what ends an action as `succeeded`,
+/// and what a policy may never retry.
+pub const fn is_success(status: u16) -> bool {
+    matches!(status, 200..=299)
+}
 
 /// A set of HTTP status codes (100–599), small enough to build in a `const`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -225,7 +231,7 @@ impl RetryPolicy {
         if let Some(status) = self.retry_statuses.out_of_range {
             return Err(PolicyError::NotAStatus(status));
         }
-        if let Some(status) = self.retry_statuses.iter().find(|s| (200..300).contains(s)) {
+        if let Some(status) = self.retry_statuses.iter().find(|s| is_success(*s)) {
             return Err(PolicyError::SuccessRetried(status));
         }
         Ok(self.affordance())
@@ -312,7 +318,7 @@ pub enum PolicyError {
     #[error("attempt_cap is 0 s: an attempt needs time to run")]
     ZeroCap,
     /// The per-attempt cap is longer than the whole budget.
-    #[error("attempt_cap ({} s) is longer than the budget ({} s): no attempt could start", secs(*cap), secs(*budget))]
+    #[error("attempt_cap ({} s) is longer than the budget ({} s): no attempt could start", seconds(*cap, Precision::Exact), seconds(*budget, Precision::Exact))]
     CapBeyondBudget {
         /// The cap asked for.
         cap: Duration,

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::time::{Duration, SystemTime};
 
+use super::trace::ClockSource;
+
 /// A valid `Retry-After` value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RetryAfter {
@@ -133,6 +135,22 @@ pub fn delay_until(date: SystemTime, receipt: SystemTime) -> Duration {
 /// Parses an HTTP `Date` header for clock evidence; `None` when it is not a valid HTTP date.
 pub fn parse_date_header(value: &str) -> Option<SystemTime> {
     httpdate::parse_http_date(value.trim_matches([' ', '\t'])).ok()
+}
+
+/// The clock evidence for a receipt, the one rule: the response's own `Date` (the server's
+/// clock, the same one its `Retry-After` date is on), else the local wall clock where the policy
+/// trusts it (`trust_local`), else none, and a `Retry-After` date cannot be read at all.
+pub fn receipt_clock(
+    date_header: Option<&str>,
+    local: Option<SystemTime>,
+    trust_local: bool,
+) -> Option<(SystemTime, ClockSource)> {
+    if let Some(t) = date_header.and_then(parse_date_header) {
+        return Some((t, ClockSource::DateHeader));
+    }
+    local
+        .filter(|_| trust_local)
+        .map(|t| (t, ClockSource::LocalClock))
 }
 
 #[cfg(test)]

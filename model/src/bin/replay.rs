@@ -6,8 +6,9 @@
 
 use std::process::ExitCode;
 
-use palette_list::budget::secs;
-use palette_list::model::{compare, replay, timeline, Case, CaseError, Fixture};
+use palette_list::budget::{seconds, Precision};
+use palette_list_model::expect::{check_case, judge_invalid, InvalidVerdict};
+use palette_list_model::{timeline, Case, CaseError, Fixture};
 use serde_json::{json, Map, Value};
 
 const USAGE: &str = "usage: replay FILE [--json]";
@@ -77,37 +78,35 @@ fn check(parsed: &Result<Case, CaseError>) -> Checked {
     )];
     let p = &case.policy;
     if let Ok(afford) = p.validate() {
+        let s = |d| seconds(d, Precision::Exact);
         lines.push(format!(
             "   policy: budget {} s, {} attempts, {} s cap, floor {} s; {afford}",
-            secs(p.budget()),
+            s(p.budget()),
             p.max_attempts(),
-            secs(p.attempt_cap()),
-            secs(p.min_wait())
+            s(p.attempt_cap()),
+            s(p.min_wait())
         ));
     }
-    let r = match replay(case) {
-        Ok(r) => r,
+    let checked = match check_case(case) {
+        Ok(c) => c,
         Err(e) => return refused(&e, "REFUSED"),
     };
-    lines.extend(timeline(&r).into_iter().map(|l| format!("   {l}")));
-    let mut json = r.to_json();
+    lines.extend(timeline(&checked.replay).into_iter().map(|l| format!("   {l}")));
+    let ok = checked.passes();
+    let mut json = checked.json;
     json.insert("source".into(), json!(case.source));
-    let ok = match &case.expect {
-        None => {
-            lines.push("   (no expect: nothing compared)".into());
-            true
-        }
-        Some(expect) => {
-            let (mismatches, unknown) = compare(expect, &json);
-            for k in &unknown {
+    match &checked.compared {
+        None => lines.push("   (no expect: nothing compared)".into()),
+        Some(compared) => {
+            for k in &compared.not_compared {
                 lines.push(format!(
                     "   note: expect.{k} is not a key the model produces; not compared"
                 ));
             }
-            if mismatches.is_empty() {
+            if compared.matches() {
                 lines.push("   OK".into());
             }
-            for m in &mismatches {
+            for m in &compared.mismatches {
                 lines.push(format!(
                     "   MISMATCH {}: expected {}, got {}",
                     m.key, m.expected, m.got
@@ -116,18 +115,18 @@ fn check(parsed: &Result<Case, CaseError>) -> Checked {
             json.insert(
                 "mismatches".into(),
                 Value::Array(
-                    mismatches
+                    compared
+                        .mismatches
                         .iter()
                         .map(|m| json!({"key": m.key, "expected": m.expected, "got": m.got}))
                         .collect(),
                 ),
             );
-            if !unknown.is_empty() {
-                json.insert("not_compared".into(), json!(unknown));
+            if !compared.not_compared.is_empty() {
+                json.insert("not_compared".into(), json!(compared.not_compared));
             }
-            mismatches.is_empty()
         }
-    };
+    }
     Checked { json, lines, ok }
 }
 
@@ -138,7 +137,7 @@ fn refused(e: &CaseError, label: &str) -> Checked {
     json.insert("field".into(), json!(e.field));
     Checked {
         json,
-        lines: vec![format!("== {}\n   {label}: {e}", e.case)],
+        lines: vec![format!("== {}", e.case), format!("   {label}: {e}")],
         ok: false,
     }
 }
@@ -146,33 +145,29 @@ fn refused(e: &CaseError, label: &str) -> Checked {
 fn results(fixture: &Fixture) -> Vec<Checked> {
     let mut all: Vec<Checked> = fixture.cases.iter().map(check).collect();
     for inv in &fixture.invalid_fixtures {
-        // A fixture the model must refuse: refused at parse time, or when its replay finds it
-        // (an attempt started that the case does not list).
-        let error = match &inv.parsed {
-            Err(e) => Some(e.clone()),
-            Ok(case) => replay(case).err(),
-        };
-        let mut c = match &error {
-            Some(e) if e.problem == inv.expect_error => {
-                let mut c = refused(e, "refused as expected");
-                c.ok = true;
-                c
-            }
-            Some(e) => {
+        let verdict = judge_invalid(inv);
+        let mut c = match &verdict {
+            InvalidVerdict::RefusedAsExpected(e) => refused(e, "refused as expected"),
+            InvalidVerdict::RefusedOtherwise(e) => {
                 let mut c = refused(e, "REFUSED FOR ANOTHER REASON");
                 c.lines.push(format!("   expected: {}", inv.expect_error));
                 c
             }
-            None => Checked {
+            InvalidVerdict::NotRefused => Checked {
                 json: Map::from_iter([("id".to_owned(), json!(inv.id))]),
-                lines: vec![format!(
-                    "== {}\n   NOT REFUSED: expected \"{}\"",
-                    inv.id, inv.expect_error
-                )],
+                lines: vec![
+                    format!("== {}", inv.id),
+                    format!("   NOT REFUSED: expected \"{}\"", inv.expect_error),
+                ],
                 ok: false,
             },
         };
+        c.ok = verdict.passes();
+        if let Some(source) = &inv.source {
+            c.lines.insert(1, format!("   ({source})"));
+        }
         c.json.insert("invalid_fixture".into(), json!(true));
+        c.json.insert("source".into(), json!(inv.source));
         c.json
             .insert("expect_error".into(), json!(inv.expect_error));
         all.push(c);

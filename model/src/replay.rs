@@ -4,11 +4,12 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Map, Value};
 
-use super::fixture::{seconds, Answer, Case, CaseError, ExpectType, EXPECT_KEYS};
-use crate::budget::{
-    secs, ClockSource, DropReason, Event, Failure, HeaderNote, Phase, ReadAction, Response, Step,
-    StopReport, TraceEvent, WaitReason,
+use palette_list::budget::{
+    seconds, words, ClockSource, DropReason, Event, Failure, HeaderNote, Phase, Precision,
+    ReadAction, Response, Step, StopReport, TraceEvent, WaitReason,
 };
+
+use crate::fixture::{seconds_to_json as sec_json, Answer, Case, CaseError};
 
 /// What replaying a case produced: the `expect` values, derived from the trace.
 #[derive(Clone, Debug)]
@@ -119,7 +120,7 @@ impl Replay {
         );
         m.insert(
             "requested_delay_s".into(),
-            r.requested_delay.map_or(Value::Null, |d| sec_json(d.delay)),
+            r.requested_delay.map_or(Value::Null, sec_json),
         );
         m.insert(
             "header_notes".into(),
@@ -139,73 +140,6 @@ impl Replay {
     }
 }
 
-/// A difference between `expect` and what the model produced.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Mismatch {
-    /// The `expect` key.
-    pub key: String,
-    /// What the fixture expects.
-    pub expected: Value,
-    /// What the model produced.
-    pub got: Value,
-}
-
-/// Compares a replay with its case's `expect`. Keys the fixture leaves out are not compared,
-/// except `header_notes` and `requested_delay_s`, whose absence means "none" (the format gives
-/// them only "where something was" and "where it decided the stop"). Returns the mismatches and
-/// the `expect` keys the model does not produce (reported, not compared).
-pub fn compare(
-    expect: &Map<String, Value>,
-    got: &Map<String, Value>,
-) -> (Vec<Mismatch>, Vec<String>) {
-    let mut mismatches = Vec::new();
-    for (key, ty) in EXPECT_KEYS {
-        let expected = match (expect.get(*key), *key) {
-            (Some(v), _) => v.clone(),
-            (None, "header_notes") => json!([]),
-            (None, "requested_delay_s") => Value::Null,
-            (None, _) => continue,
-        };
-        let produced = got.get(*key).cloned().unwrap_or(Value::Null);
-        if !same(*ty, &expected, &produced) {
-            mismatches.push(Mismatch {
-                key: (*key).to_owned(),
-                expected,
-                got: produced,
-            });
-        }
-    }
-    let unknown = expect
-        .keys()
-        .filter(|k| !EXPECT_KEYS.iter().any(|(known, _)| known == k))
-        .cloned()
-        .collect();
-    (mismatches, unknown)
-}
-
-fn same(ty: ExpectType, a: &Value, b: &Value) -> bool {
-    let secs_eq = |x: &Value, y: &Value| match (seconds(x), seconds(y)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => x == y,
-    };
-    let date_eq = |x: &Value, y: &Value| match (x.as_str(), y.as_str()) {
-        (Some(x), Some(y)) => {
-            httpdate::parse_http_date(x).ok() == httpdate::parse_http_date(y).ok()
-        }
-        _ => x == y,
-    };
-    let lists = |eq: &dyn Fn(&Value, &Value) -> bool| match (a.as_array(), b.as_array()) {
-        (Some(x), Some(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| eq(x, y)),
-        _ => false,
-    };
-    match ty {
-        ExpectType::Seconds | ExpectType::SecondsOrNull => secs_eq(a, b),
-        ExpectType::SecondsList => lists(&secs_eq),
-        ExpectType::DateList => lists(&date_eq),
-        _ => a == b,
-    }
-}
-
 /// Replays `case` through the core: a virtual clock jumps from event to event (the user leaving,
 /// an answer arriving, the core's one timer), in a loop bounded by the case's size.
 ///
@@ -218,7 +152,7 @@ pub fn replay(case: &Case) -> Result<Replay, CaseError> {
         field: field.to_owned(),
         problem,
     };
-    let mut action = ReadAction::start(Duration::ZERO, case.policy.clone())
+    let mut action = ReadAction::start(Duration::ZERO, case.client_policy())
         .map_err(|e| err("policy", e.to_string()))?;
     // The attempt in flight: its index, and when its answer comes (None: never).
     let mut in_flight: Option<(usize, Option<Duration>)> = None;
@@ -287,11 +221,10 @@ pub fn replay(case: &Case) -> Result<Replay, CaseError> {
                         let mut response = Response::new(*status);
                         response.retry_after = a.header("Retry-After").map(str::to_owned);
                         response.date = a.header("Date").map(str::to_owned);
-                        let wall = case.wall_clock_at_zero.map(|w| w + now);
-                        action.handle_response(now, &response, wall);
+                        action.handle_response(now, &response, case.wall_clock_at(now));
                     }
                     Answer::TransportFailure => {
-                        action.handle_transport_failure(now, "The network request failed.")
+                        action.handle_transport_failure(now, words::NETWORK_FAILED)
                     }
                     Answer::NoAnswer => {
                         unreachable!("an attempt with no answer has no answer time")
@@ -310,15 +243,6 @@ pub fn replay(case: &Case) -> Result<Replay, CaseError> {
         "attempts",
         format!("the replay did not settle within {bound} steps"),
     ))
-}
-
-/// Seconds as JSON: a whole number when whole, else a decimal.
-pub fn sec_json(d: Duration) -> Value {
-    if d.subsec_nanos() == 0 {
-        json!(d.as_secs())
-    } else {
-        json!(d.as_secs_f64())
-    }
 }
 
 fn event_json(t: &TraceEvent) -> Value {
@@ -417,11 +341,11 @@ fn event_json(t: &TraceEvent) -> Value {
 pub fn timeline(r: &Replay) -> Vec<String> {
     let mut lines = Vec::new();
     for t in &r.trace {
-        let mut line = format!("{:>7} s  {}", secs(t.at), t.event);
+        let mut line = format!("{:>7} s  {}", seconds(t.at, Precision::Exact), t.event);
         if let Event::ResponseReceived { .. } = t.event {
             line.push_str(&format!(
                 " [{} s of budget left]",
-                secs(r.budget.saturating_sub(t.at))
+                seconds(r.budget.saturating_sub(t.at), Precision::Exact)
             ));
         }
         lines.push(line);

@@ -6,8 +6,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const SHIPPED: &str = "../shared/fixtures/schedules.json";
-const EDGE: &str = "tests/fixtures/edge-cases.json";
+/// The contract's worked cases, as this project ships them.
+const SHIPPED: &str = "../tests/fixtures/schedules.json";
+const EDGE: &str = "../tests/fixtures/edge-cases.json";
 
 fn replay(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_replay"))

@@ -1,14 +1,5 @@
-//! The browser runtime: drives the budget core with real clocks, real fetches and real timers.
-//!
-//! - Elapsed time is `performance.now()`; the wall clock for dates is the response's `Date`
-//!   (read by the core) or `Date.now()`, which the core uses only where the policy trusts it.
-//! - Each attempt is a gloo-net `GET` with its own `AbortController`. The core's one timer
-//!   (`poll_timeout`) is a gloo-timers `Timeout`: at an attempt's cap the core stops the action
-//!   as `attempt_timed_out` and the fetch is aborted on the wire; at a wait's end the core
-//!   rechecks the gate against the time now.
-//! - Nothing else retries: gloo-net and `fetch` do not, and this is the one retry owner.
-//! - Each action has a generation. Only the generation the screen owns updates the view; an
-//!   answer for any other goes to its own action, which records it as dropped.
+//! The browser driver: the core's steps carried out with `fetch`, `AbortController`,
+//! `performance.now()` and `setTimeout`.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -20,9 +11,8 @@ use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 use web_sys::AbortController;
 
-use crate::budget::{
-    Outcome, ReadAction, Response, RetryPolicy, Step, StopReport, TraceEvent, WaitReason,
-};
+use super::{ReadState, View};
+use crate::budget::{is_success, words, Outcome, ReadAction, Response, RetryPolicy, Step};
 
 /// How often a countdown refreshes while waiting.
 const TICK_MS: u32 = 100;
@@ -36,135 +26,71 @@ pub fn now() -> Duration {
 }
 
 /// The local wall clock, `Date.now()`.
-pub fn wall_clock() -> SystemTime {
+fn wall_clock() -> SystemTime {
     UNIX_EPOCH + Duration::from_secs_f64(js_sys::Date::now().max(0.0) / 1000.0)
 }
 
-/// What a budgeted read shows at any moment.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ReadState<T> {
-    /// Attempt `attempt` of `of` is in flight.
-    Loading {
-        /// Which attempt.
-        attempt: u32,
-        /// Attempts allowed.
-        of: u32,
-    },
-    /// Waiting before attempt `next`.
-    Waiting {
-        /// The attempt that comes next.
-        next: u32,
-        /// Attempts allowed.
-        of: u32,
-        /// When it starts, on [`now`]'s clock.
-        until: Duration,
-        /// Why this long.
-        reason: WaitReason,
-    },
-    /// The data arrived.
-    Loaded {
-        /// The data.
-        data: T,
-        /// How the action ended (succeeded), for its attempts and elapsed time.
-        report: StopReport,
-    },
-    /// The action stopped without data; the report says why.
-    Stopped(StopReport),
-    /// The policy is invalid, so no action could start.
-    Refused(String),
-}
-
-/// A budgeted `GET` of JSON, as reactive state plus its controls. Cheap to copy.
-pub struct BudgetedRead<T: 'static> {
-    /// What to show now.
-    pub state: ReadSignal<ReadState<T>>,
-    /// The current action's trace.
-    pub trace: ReadSignal<Vec<TraceEvent>>,
-    /// [`now`], refreshed while waiting, for countdowns.
-    pub clock: ReadSignal<Duration>,
-    /// The generation the screen owns (1 for the first action, +1 per new action).
-    pub generation: ReadSignal<u64>,
+/// The handle a [`BudgetedRead`](super::BudgetedRead) keeps: the read's shared state.
+pub(super) struct Driver<T: 'static> {
     shared: StoredValue<Rc<Shared<T>>, LocalStorage>,
 }
 
-impl<T: 'static> Clone for BudgetedRead<T> {
+impl<T: 'static> Clone for Driver<T> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T: 'static> Copy for BudgetedRead<T> {}
+impl<T: 'static> Copy for Driver<T> {}
 
-impl<T> BudgetedRead<T>
+impl<T> Driver<T>
 where
     T: DeserializeOwned + Clone + Send + Sync + 'static,
 {
-    /// Starts a new action with a fresh budget (Try again). Leaves the current one first.
-    pub fn try_again(&self) {
+    /// Sets the read up in the current component: its first action starts in an effect (after
+    /// mount or hydration), and the current action is left when the component is cleaned up.
+    pub(super) fn attach(url: String, policy: RetryPolicy, view: View<T>) -> Self {
+        let shared = Rc::new(Shared {
+            cross_origin: is_cross_origin(&url),
+            url,
+            policy,
+            owned: Cell::new(0),
+            run: RefCell::new(None),
+            view,
+        });
+        let first = SendWrapper::new(shared.clone());
+        Effect::new(move |started: Option<()>| {
+            if started.is_none() {
+                untrack(|| start(&first));
+            }
+        });
+        let on_leave = SendWrapper::new(shared.clone());
+        on_cleanup(move || leave(&on_leave));
+        Driver {
+            shared: StoredValue::new_local(shared),
+        }
+    }
+
+    pub(super) fn try_again(&self) {
         if let Some(shared) = self.shared.try_get_value() {
             leave(&shared);
             start(&shared);
         }
     }
 
-    /// Stops the current action as `user_left` (Cancel): aborts its fetch, clears its timer.
-    pub fn cancel(&self) {
+    pub(super) fn cancel(&self) {
         if let Some(shared) = self.shared.try_get_value() {
             leave(&shared);
         }
     }
 }
 
-/// Reads `url` as JSON under `policy`: starts one action now, and leaves it when the calling
-/// component is cleaned up (unmount or navigation). `GET` only: there is no way to send a write.
-pub fn use_budgeted_get<T>(url: String, policy: RetryPolicy) -> BudgetedRead<T>
-where
-    T: DeserializeOwned + Clone + Send + Sync + 'static,
-{
-    let of = policy.max_attempts();
-    let state = RwSignal::new(ReadState::Loading { attempt: 1, of });
-    let trace = RwSignal::new(Vec::new());
-    let clock = RwSignal::new(now());
-    let generation = RwSignal::new(0);
-    let shared = Rc::new(Shared {
-        cross_origin: is_cross_origin(&url),
-        url,
-        policy,
-        owned: Cell::new(0),
-        run: RefCell::new(None),
-        view: View {
-            state,
-            trace,
-            clock,
-            generation,
-        },
-    });
-    start(&shared);
-    let on_leave = SendWrapper::new(shared.clone());
-    on_cleanup(move || leave(&on_leave));
-    BudgetedRead {
-        state: state.read_only(),
-        trace: trace.read_only(),
-        clock: clock.read_only(),
-        generation: generation.read_only(),
-        shared: StoredValue::new_local(shared),
-    }
-}
-
-/// What the runtime writes to; every write is `try_`, as the owner may be gone.
-struct View<T: 'static> {
-    state: RwSignal<ReadState<T>>,
-    trace: RwSignal<Vec<TraceEvent>>,
-    clock: RwSignal<Duration>,
-    generation: RwSignal<u64>,
-}
-
 struct Shared<T: 'static> {
     url: String,
     policy: RetryPolicy,
     cross_origin: bool,
-    /// The generation the screen owns: the `generation` signal's value, kept here too because
-    /// the runtime must still read it after the component's owner (and its signals) are gone.
+    /// The generation the screen owns (1 for the first action, +1 per new action). Kept outside
+    /// the reactive system: the runtime must still read it after the component is gone.
     owned: Cell<u64>,
     run: RefCell<Option<Rc<RefCell<Run<T>>>>>,
     view: View<T>,
@@ -188,12 +114,11 @@ fn start<T>(shared: &Rc<Shared<T>>)
 where
     T: DeserializeOwned + Clone + Send + Sync + 'static,
 {
-    let generation = shared.view.generation.try_get_untracked().unwrap_or(0) + 1;
+    let generation = shared.owned.get() + 1;
     shared.owned.set(generation);
-    shared.view.generation.try_set(generation);
     match ReadAction::start(now(), shared.policy.clone()) {
         Err(e) => {
-            shared.view.state.try_set(ReadState::Refused(e.to_string()));
+            shared.view.state.try_set(ReadState::Refused(e));
             shared.run.replace(None);
         }
         Ok(action) => {
@@ -238,12 +163,15 @@ where
                 match AbortController::new() {
                     Ok(controller) => {
                         run.fetch = Some(controller.clone());
-                        leptos::task::spawn_local(attempt(shared.clone(), run_rc.clone(), controller));
+                        leptos::task::spawn_local(attempt(
+                            shared.clone(),
+                            run_rc.clone(),
+                            controller,
+                        ));
                     }
-                    Err(_) => run.action.handle_transport_failure(
-                        now(),
-                        "This browser cannot abort a request, so the per-attempt cap cannot be kept.",
-                    ),
+                    Err(_) => run
+                        .action
+                        .handle_transport_failure(now(), words::CANNOT_ABORT),
                 }
                 run.ticker = None;
                 if owned {
@@ -304,9 +232,9 @@ enum Answer<T> {
     /// Headers arrived (and, for a 2xx, the body was read as `T`).
     Response(Response, Option<T>),
     /// A 2xx whose body could not be read as the expected JSON.
-    Unreadable(Response, String),
+    Unreadable(Response),
     /// No HTTP response: the network failed, or the fetch was aborted.
-    Failed(String),
+    Failed,
 }
 
 async fn attempt<T>(shared: Rc<Shared<T>>, run_rc: Rc<RefCell<Run<T>>>, controller: AbortController)
@@ -319,7 +247,8 @@ where
         .send()
         .await;
     let answer = match sent {
-        Err(e) => Answer::Failed(e.to_string()),
+        // The browser's own words ("Failed to fetch") say no more than the outcome does.
+        Err(_) => Answer::Failed,
         Ok(resp) => {
             let header = |name| resp.headers().get(name);
             let response = Response {
@@ -328,10 +257,11 @@ where
                 date: header("date"),
                 cross_origin: shared.cross_origin,
             };
-            if (200..300).contains(&response.status) {
+            if is_success(response.status) {
                 match resp.json::<T>().await {
                     Ok(data) => Answer::Response(response, Some(data)),
-                    Err(e) => Answer::Unreadable(response, e.to_string()),
+                    // Not the error's text: serde quotes values from the body.
+                    Err(_) => Answer::Unreadable(response),
                 }
             } else {
                 Answer::Response(response, None)
@@ -343,24 +273,22 @@ where
         let mut run = run_rc.borrow_mut();
         match answer {
             // Our own abort (leave, cancel or cap): nothing arrived, nothing to record.
-            Answer::Failed(_) if signal.aborted() => return,
-            Answer::Failed(e) => run.action.handle_transport_failure(
-                now,
-                &format!(
-                    "The request failed on the network ({e}). A rate limiter that sends no CORS headers looks the same to a browser."
-                ),
-            ),
+            Answer::Failed if signal.aborted() => return,
+            Answer::Failed => run
+                .action
+                .handle_transport_failure(now, words::NETWORK_FAILED),
             // Headers arrived, then the body read was aborted: the core drops the answer.
-            Answer::Unreadable(response, _) if signal.aborted() => {
-                run.action.handle_response(now, &response, Some(wall_clock()))
+            Answer::Unreadable(response) if signal.aborted() => {
+                run.action
+                    .handle_response(now, &response, Some(wall_clock()))
             }
-            Answer::Unreadable(response, e) => run.action.handle_transport_failure(
-                now,
-                &format!("The service answered {}, but its body could not be read ({e}).", response.status),
-            ),
+            Answer::Unreadable(response) => run
+                .action
+                .handle_transport_failure(now, &words::unreadable_body(response.status)),
             Answer::Response(response, data) => {
                 run.data = data;
-                run.action.handle_response(now, &response, Some(wall_clock()));
+                run.action
+                    .handle_response(now, &response, Some(wall_clock()));
             }
         }
     }

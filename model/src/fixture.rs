@@ -1,5 +1,5 @@
-//! The fixture format of `shared/fixtures/README.md`, read strictly: unknown keys are ignored,
-//! anything malformed is refused with the case and the field.
+//! The fixture format (see the crate docs), read strictly: unknown keys are ignored, anything
+//! malformed is refused with the case and the field.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
@@ -7,7 +7,9 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Map, Value};
 
-use crate::budget::{secs, RetryPolicy, StatusSet};
+use palette_list::budget::{seconds, Precision, RetryPolicy, StatusSet};
+
+use crate::expect;
 
 /// A fixture file, parsed. Each case is parsed on its own, so one bad case does not hide the
 /// others.
@@ -28,7 +30,7 @@ pub struct Fixture {
 pub struct InvalidFixture {
     /// Its `id`.
     pub id: String,
-    /// Its `source`.
+    /// Where it comes from, if the file says.
     pub source: Option<String>,
     /// The error the model must give (without the case and field).
     pub expect_error: String,
@@ -47,7 +49,8 @@ pub struct Case {
     pub policy: RetryPolicy,
     /// The read; always `GET`.
     pub request: Request,
-    /// The wall clock at elapsed 0; `None` means no usable local clock evidence.
+    /// The wall clock at elapsed 0; `None` means no usable clock evidence (see
+    /// [`Case::client_policy`]).
     pub wall_clock_at_zero: Option<SystemTime>,
     /// What each started attempt observes, in order.
     pub attempts: Vec<Attempt>,
@@ -59,13 +62,30 @@ pub struct Case {
     pub expect: Option<Map<String, Value>>,
 }
 
-/// The read being modelled. There is no method field: only `GET` is accepted.
+/// The read being modelled. There is no method field: only `GET` is accepted. Its `path` is
+/// not kept: the model and the scenario API read the palettes path whatever the file names.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Request {
-    /// The path, e.g. `/palettes`.
-    pub path: Option<String>,
-    /// The query parameters.
+    /// The query parameters (e.g. `collection`); empty when the file gives none.
     pub query: BTreeMap<String, String>,
+}
+
+impl Case {
+    /// The policy a client plays this case with: the case's, trusting the local wall clock only
+    /// where the case has one. With [`Case::wall_clock_at`] this is the one rule for clock
+    /// evidence in a fixture: `wall_clock_at_zero` null or absent means no clock evidence but a
+    /// response's own `Date`. The replay, the scenario API and the browser tests all use it.
+    pub fn client_policy(&self) -> RetryPolicy {
+        self.policy
+            .clone()
+            .with_trust_local_clock(self.wall_clock_at_zero.is_some())
+    }
+
+    /// The fixture's wall clock at `elapsed` (it advances exactly with elapsed time); `None`
+    /// where the case has no clock evidence.
+    pub fn wall_clock_at(&self, elapsed: Duration) -> Option<SystemTime> {
+        self.wall_clock_at_zero.map(|w| w + elapsed)
+    }
 }
 
 /// What one attempt observes.
@@ -272,7 +292,7 @@ impl Fields<'_> {
     }
 
     fn seconds(&self, field: &str, v: &Value) -> Result<Duration, CaseError> {
-        seconds(v).map_err(|p| self.err(field, p))
+        seconds_from_json(v).map_err(|p| self.err(field, p))
     }
 
     fn opt_seconds(&self, field: &str) -> Result<Option<Duration>, CaseError> {
@@ -320,13 +340,8 @@ impl Defaults<'_> {
                 .get("wall_clock_at_zero")
                 .or_else(|| self.root.get("wall_clock_at_zero"))
             {
-                None => {
-                    return Err(f.err(
-                        "wall_clock_at_zero",
-                        "is missing (null means no usable clock evidence)",
-                    ))
-                }
-                Some(Value::Null) => None,
+                // Absent, like null: no usable clock evidence.
+                None | Some(Value::Null) => None,
                 Some(Value::String(s)) => Some(httpdate::parse_http_date(s).map_err(|_| {
                     f.err("wall_clock_at_zero", format!("{s:?} is not an HTTP date"))
                 })?),
@@ -367,7 +382,9 @@ impl Defaults<'_> {
         };
         let expect = match obj.get("expect") {
             None | Some(Value::Null) => None,
-            Some(Value::Object(m)) => Some(check_expect(&f, m)?),
+            Some(Value::Object(m)) => Some(
+                expect::check(m).map_err(|(key, problem)| f.err(&format!("expect.{key}"), problem))?,
+            ),
             Some(v) => return Err(f.err("expect", format!("must be an object, got {}", kind(v)))),
         };
         Ok(Case {
@@ -459,6 +476,8 @@ impl Defaults<'_> {
             merged.extend(m.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
         match merged.get("method") {
+            // Absent (or no request at all): a GET, the only read there is.
+            None => {}
             Some(Value::String(m)) if m == "GET" => {}
             Some(Value::String(m)) => {
                 return Err(f.err(
@@ -472,23 +491,7 @@ impl Defaults<'_> {
                     format!("must be \"GET\", got {}", kind(v)),
                 ))
             }
-            None => {
-                return Err(f.err(
-                    "request.method",
-                    "is missing (the read action accepts GET only)",
-                ))
-            }
         }
-        let path = match merged.get("path") {
-            None => None,
-            Some(Value::String(p)) if p.starts_with('/') => Some(p.clone()),
-            Some(v) => {
-                return Err(f.err(
-                    "request.path",
-                    format!("must be a string starting with /, got {v}"),
-                ))
-            }
-        };
         let mut query = BTreeMap::new();
         match merged.get("query") {
             None => {}
@@ -510,7 +513,7 @@ impl Defaults<'_> {
                 ))
             }
         }
-        Ok(Request { path, query })
+        Ok(Request { query })
     }
 
     fn attempt(
@@ -537,8 +540,8 @@ impl Defaults<'_> {
                     format!(
                         "attempt {} lasts {} s, beyond the {} s per-attempt cap",
                         i + 1,
-                        secs(d),
-                        secs(policy.attempt_cap())
+                        seconds(d, Precision::Exact),
+                        seconds(policy.attempt_cap(), Precision::Exact)
                     ),
                 ));
             }
@@ -636,95 +639,10 @@ impl Defaults<'_> {
     }
 }
 
-/// Keys of `expect` the model produces, with the JSON type each must have.
-pub(crate) const EXPECT_KEYS: &[(&str, ExpectType)] = &[
-    ("outcome", ExpectType::Outcome),
-    ("stopped_at_s", ExpectType::Seconds),
-    ("starts_s", ExpectType::SecondsList),
-    ("receipts_s", ExpectType::SecondsList),
-    ("receipt_wall_clock", ExpectType::DateList),
-    ("waits_s", ExpectType::SecondsList),
-    ("remaining_at_receipt_s", ExpectType::SecondsList),
-    ("request_s", ExpectType::Seconds),
-    ("waited_s", ExpectType::Seconds),
-    ("last_status", ExpectType::StatusOrNull),
-    ("requested_delay_s", ExpectType::SecondsOrNull),
-    ("header_notes", ExpectType::Notes),
-    ("message", ExpectType::Lines),
-];
-
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum ExpectType {
-    Outcome,
-    Seconds,
-    SecondsOrNull,
-    SecondsList,
-    DateList,
-    StatusOrNull,
-    Notes,
-    Lines,
-}
-
-fn check_expect(f: &Fields, m: &Map<String, Value>) -> Result<Map<String, Value>, CaseError> {
-    let e = |key: &str, p: String| f.err(&format!("expect.{key}"), p);
-    if !m.contains_key("outcome") {
-        return Err(e(
-            "outcome",
-            "is missing: an expect block names the outcome".into(),
-        ));
-    }
-    for (key, ty) in EXPECT_KEYS {
-        let Some(v) = m.get(*key) else { continue };
-        let list = |each: &dyn Fn(&Value) -> Result<(), String>| -> Result<(), CaseError> {
-            let a = v
-                .as_array()
-                .ok_or_else(|| e(key, format!("must be an array, got {}", kind(v))))?;
-            for (i, item) in a.iter().enumerate() {
-                each(item).map_err(|p| e(&format!("{key}[{i}]"), p))?;
-            }
-            Ok(())
-        };
-        match ty {
-            ExpectType::Outcome => match v.as_str() {
-                Some(name) if crate::budget::Outcome::from_name(name).is_some() => {}
-                _ => return Err(e(key, format!("{v} is not an outcome the SPEC names"))),
-            },
-            ExpectType::Seconds => {
-                seconds(v).map_err(|p| e(key, p))?;
-            }
-            ExpectType::SecondsOrNull if v.is_null() => {}
-            ExpectType::SecondsOrNull => {
-                seconds(v).map_err(|p| e(key, p))?;
-            }
-            ExpectType::SecondsList => list(&|x| seconds(x).map(drop))?,
-            ExpectType::DateList => list(&|x| match x {
-                Value::Null => Ok(()),
-                Value::String(s) => httpdate::parse_http_date(s)
-                    .map(drop)
-                    .map_err(|_| format!("{s:?} is not an HTTP date")),
-                other => Err(format!("must be an HTTP date or null, got {}", kind(other))),
-            })?,
-            ExpectType::StatusOrNull if v.is_null() => {}
-            ExpectType::StatusOrNull => {
-                status(v).map_err(|p| e(key, p))?;
-            }
-            ExpectType::Notes => list(&|x| match x.as_str() {
-                Some("missing" | "invalid") => Ok(()),
-                _ => Err(format!("{x} is not \"missing\" or \"invalid\"")),
-            })?,
-            ExpectType::Lines => list(&|x| {
-                x.as_str()
-                    .map(drop)
-                    .ok_or_else(|| format!("must be a string, got {}", kind(x)))
-            })?,
-        }
-    }
-    Ok(m.clone())
-}
-
-/// A JSON number of seconds: not negative; whole numbers exactly (up to `u64::MAX`), others
-/// to the nanosecond.
-pub(crate) fn seconds(v: &Value) -> Result<Duration, String> {
+/// A JSON number of seconds, the format's one rule for reading them: not negative; whole
+/// numbers exactly; others to the nanosecond; and a number at or beyond `u64::MAX` seconds
+/// saturates there, as delay-seconds do (JSON reads `99999999999999999999999` as 1e23).
+pub fn seconds_from_json(v: &Value) -> Result<Duration, String> {
     if let Some(whole) = v.as_u64() {
         return Ok(Duration::from_secs(whole));
     }
@@ -734,24 +652,37 @@ pub(crate) fn seconds(v: &Value) -> Result<Duration, String> {
     if x < 0.0 {
         return Err(format!("{v} is negative"));
     }
-    let nanos = (x * 1e9).round();
-    if !nanos.is_finite() || nanos >= u64::MAX as f64 {
-        return Err(format!(
-            "{v} is too large for a fractional number of seconds (at most {} s)",
-            u64::MAX / 1_000_000_000
-        ));
+    // 2^64 as f64: every larger value (and u64::MAX itself, which rounds to it) saturates.
+    const SATURATED: f64 = 18_446_744_073_709_551_616.0;
+    if x >= SATURATED {
+        return Ok(Duration::from_secs(u64::MAX));
     }
-    Ok(Duration::from_nanos(nanos as u64))
+    let nanos = (x * 1e9).round();
+    if nanos < u64::MAX as f64 {
+        return Ok(Duration::from_nanos(nanos as u64));
+    }
+    // Too many nanoseconds for a u64, fewer seconds than 2^64: whole seconds are exact enough.
+    Ok(Duration::from_secs_f64(x))
 }
 
-fn status(v: &Value) -> Result<u16, String> {
+/// A duration as a JSON number of seconds, the format's one rule for writing them: a whole
+/// number when whole, else the shortest decimal that reads back as the same `f64`.
+pub fn seconds_to_json(d: Duration) -> Value {
+    let text = seconds(d, Precision::Exact);
+    match text.parse::<u64>() {
+        Ok(whole) => Value::from(whole),
+        Err(_) => text.parse::<f64>().map_or(Value::Null, Value::from),
+    }
+}
+
+pub(crate) fn status(v: &Value) -> Result<u16, String> {
     v.as_u64()
         .filter(|s| (100..=599).contains(s))
         .map(|s| s as u16)
         .ok_or_else(|| format!("{v} is not an HTTP status (100-599)"))
 }
 
-fn kind(v: &Value) -> &'static str {
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -1,0 +1,23 @@
+//! The fixture model of [`palette_list`]: reads fixture files, replays each case through the
+//! same budget core on a virtual clock, and judges the result against the case's `expect`.
+//! There is no second implementation of the rules here; every decision is the core's.
+//!
+//! - [`fixture`]: the format, parsed strictly, with the one rule for a case's clock evidence
+//!   ([`Case::client_policy`], [`Case::wall_clock_at`]).
+//! - [`replay()`]: a case through the core, as a trace and the `expect` values derived from it.
+//! - [`expect`]: the `expect` contract: keys, comparison, absent keys, verdicts.
+//! - `live` (wasm32): a case played for real against the scenario API, from a page.
+//! - The `replay` binary: `replay FILE [--json]`.
+//!
+#![doc = include_str!("../FORMAT.md")]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod expect;
+pub mod fixture;
+#[cfg(target_arch = "wasm32")]
+pub mod live;
+mod replay;
+
+pub use fixture::{Answer, Attempt, Case, CaseError, Fixture, FixtureError, InvalidFixture, Request};
+pub use replay::{replay, timeline, Replay};

@@ -1,0 +1,262 @@
+//! The trace: what happened to one read action, event by event, and how each event reads.
+//! It records statuses and the `Retry-After` and `Date` values, never a body or a credential.
+
+use std::fmt;
+use std::time::{Duration, SystemTime};
+
+use super::report::StopReport;
+use super::retry_after::HeaderNote;
+use super::seconds::{seconds, Precision};
+
+/// A trace time: to the millisecond (a real clock's 2.0123 s reads `2.012`).
+fn t(d: Duration) -> String {
+    seconds(d, Precision::Millis)
+}
+
+/// One entry of the trace. `at` is elapsed time since the action started.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceEvent {
+    /// Elapsed time since the action started.
+    pub at: Duration,
+    /// What happened.
+    pub event: Event,
+}
+
+/// What the trace records: the contract's list, and nothing else.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The action started with this budget.
+    ActionStarted {
+        /// Total budget.
+        budget: Duration,
+        /// Attempts allowed.
+        max_attempts: u32,
+        /// Per-attempt cap.
+        attempt_cap: Duration,
+    },
+    /// An attempt started.
+    AttemptStarted {
+        /// Which one (1-based).
+        attempt: u32,
+    },
+    /// A response arrived for the attempt in flight.
+    ResponseReceived {
+        /// Which attempt.
+        attempt: u32,
+        /// Its status.
+        status: u16,
+        /// `Retry-After`, as received.
+        retry_after: Option<String>,
+        /// `Date`, as received.
+        date: Option<String>,
+        /// The receipt's wall-clock time, where there was usable evidence.
+        wall_clock: Option<(SystemTime, ClockSource)>,
+        /// What was wrong with `Retry-After` (retryable statuses only).
+        note: Option<HeaderNote>,
+    },
+    /// An attempt ended without a response.
+    AttemptFailed {
+        /// Which attempt.
+        attempt: u32,
+        /// How.
+        failure: Failure,
+    },
+    /// A wait before the next attempt.
+    WaitPlanned {
+        /// How long (after the local floor).
+        wait: Duration,
+        /// Why.
+        reason: WaitReason,
+        /// Budget left at the decision.
+        remaining: Duration,
+    },
+    /// The wait's timer woke.
+    TimerWoke {
+        /// How much later than planned.
+        late: Duration,
+    },
+    /// A response (or a failure) that arrived when the action could not use it.
+    ResponseDropped {
+        /// Its status; `None` for a transport failure.
+        status: Option<u16>,
+        /// Why it was dropped.
+        reason: DropReason,
+    },
+    /// The terminal event: exactly one per action.
+    Stopped(StopReport),
+}
+
+/// Where a planned wait came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WaitReason {
+    /// `Retry-After` delay-seconds.
+    ServerDelay(Duration),
+    /// A `Retry-After` date, read against the receipt's clock evidence.
+    ServerDate {
+        /// The date named.
+        until: SystemTime,
+        /// The date minus the receipt's wall-clock time (clamped at 0, rounded up).
+        delay: Duration,
+        /// Where the receipt's wall-clock time came from.
+        evidence: ClockSource,
+    },
+    /// No usable hint: the policy's fallback wait.
+    Fallback {
+        /// The fallback wait for this attempt.
+        wait: Duration,
+        /// What was wrong with the header.
+        note: HeaderNote,
+    },
+}
+
+impl WaitReason {
+    /// The server's requested delay, if the wait came from a valid hint.
+    pub fn requested(&self) -> Option<Duration> {
+        match *self {
+            WaitReason::ServerDelay(delay) | WaitReason::ServerDate { delay, .. } => Some(delay),
+            WaitReason::Fallback { .. } => None,
+        }
+    }
+
+    /// The wait before the local floor.
+    pub fn asked(&self) -> Duration {
+        match *self {
+            WaitReason::ServerDelay(d) => d,
+            WaitReason::ServerDate { delay, .. } => delay,
+            WaitReason::Fallback { wait, .. } => wait,
+        }
+    }
+}
+
+/// Where a receipt's wall-clock time came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockSource {
+    /// The response's own `Date` header: the same clock as the server's `Retry-After`.
+    DateHeader,
+    /// The local wall clock, which the policy trusts.
+    LocalClock,
+}
+
+/// Why an attempt ended without a response.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The network failed; the transport's words, for the trace.
+    Transport(String),
+    /// The attempt reached its cap and was aborted.
+    TimedOut,
+}
+
+/// Why a response was not used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// The action had already stopped (the user left, or it ended otherwise).
+    NotOwned,
+    /// It arrived after its attempt's cap.
+    PastCap,
+}
+
+impl fmt::Display for WaitReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WaitReason::ServerDelay(d) => write!(f, "server asked for {} s", t(*d)),
+            WaitReason::ServerDate {
+                until,
+                delay,
+                evidence,
+            } => write!(
+                f,
+                "server date {} ({} s by the {evidence})",
+                httpdate::fmt_http_date(*until),
+                t(*delay)
+            ),
+            WaitReason::Fallback { wait, note } => {
+                write!(f, "no usable hint ({note}), fallback {} s", t(*wait))
+            }
+        }
+    }
+}
+
+impl fmt::Display for ClockSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ClockSource::DateHeader => "response's Date",
+            ClockSource::LocalClock => "local clock",
+        })
+    }
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::ActionStarted {
+                budget,
+                max_attempts,
+                attempt_cap,
+            } => write!(
+                f,
+                "action started: budget {} s, at most {max_attempts} attempts, {} s cap each",
+                t(*budget),
+                t(*attempt_cap)
+            ),
+            Event::AttemptStarted { attempt } => write!(f, "attempt {attempt} started"),
+            Event::ResponseReceived {
+                attempt,
+                status,
+                retry_after,
+                date,
+                wall_clock,
+                note,
+            } => {
+                write!(f, "attempt {attempt} answered {status}")?;
+                if let Some(v) = retry_after {
+                    write!(f, ", Retry-After: {v}")?;
+                }
+                if let Some(v) = date {
+                    write!(f, ", Date: {v}")?;
+                }
+                if let Some((at, source)) = wall_clock {
+                    write!(
+                        f,
+                        " (received at {} by the {source})",
+                        httpdate::fmt_http_date(*at)
+                    )?;
+                }
+                if let Some(n) = note {
+                    write!(f, "; {n}")?;
+                }
+                Ok(())
+            }
+            Event::AttemptFailed { attempt, failure } => match failure {
+                Failure::Transport(why) => write!(f, "attempt {attempt} failed: {why}"),
+                Failure::TimedOut => write!(f, "attempt {attempt} aborted at its cap"),
+            },
+            Event::WaitPlanned {
+                wait,
+                reason,
+                remaining,
+            } => write!(
+                f,
+                "wait {} s: {reason}; {} s of budget left",
+                t(*wait),
+                t(*remaining)
+            ),
+            Event::TimerWoke { late } if late.is_zero() => f.write_str("timer woke on time"),
+            Event::TimerWoke { late } => write!(f, "timer woke {} s late", t(*late)),
+            Event::ResponseDropped { status, reason } => {
+                match status {
+                    Some(s) => write!(f, "response {s} dropped")?,
+                    None => f.write_str("transport failure dropped")?,
+                }
+                f.write_str(match reason {
+                    DropReason::NotOwned => ": the action is no longer owned",
+                    DropReason::PastCap => ": it came after the attempt's cap",
+                })
+            }
+            Event::Stopped(r) => write!(
+                f,
+                "stopped: {} after {} of {} attempts",
+                r.outcome, r.attempts, r.max_attempts
+            ),
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! Every sentence the user reads, in one room: the stop message, the countdown, why a wait is
+//! as long as it is, and why a read could not start. The components show these words and add
+//! none of their own.
+
+use std::time::Duration;
+
+use super::policy::PolicyError;
+use super::report::{Outcome, StopReport, StoppedWhile};
+use super::seconds::{seconds, Precision};
+use super::trace::WaitReason;
+
+/// "1 second", "2 seconds", "2.5 seconds": to the tenth, as a person reads a duration. A real
+/// clock's 2.013 s reads "2 seconds".
+pub fn seconds_words(d: Duration) -> String {
+    match seconds(d, Precision::Tenths).as_str() {
+        "1" => "1 second".to_owned(),
+        n => format!("{n} seconds"),
+    }
+}
+
+/// While an attempt is in flight: "Attempt 2 of 3".
+pub fn attempt_status(attempt: u32, of: u32) -> String {
+    format!("Attempt {attempt} of {of}")
+}
+
+/// While waiting, `left` before attempt `next`: "Attempt 2 of 3 in 3 s", in whole seconds
+/// rounded up (it reads "in 1 s" until the moment the attempt starts).
+pub fn countdown(next: u32, of: u32, left: Duration) -> String {
+    format!(
+        "Attempt {next} of {of} in {} s",
+        seconds(left, Precision::WholeUp)
+    )
+}
+
+/// Why a wait is as long as it is.
+pub fn wait_reason(reason: &WaitReason) -> String {
+    let s = |d: Duration| seconds(d, Precision::Exact);
+    match reason {
+        WaitReason::ServerDelay(d) => format!("The service asked for {} s.", s(*d)),
+        WaitReason::ServerDate { until, delay, .. } => format!(
+            "The service named a time, {} ({} s from the answer).",
+            httpdate::fmt_http_date(*until),
+            s(*delay)
+        ),
+        WaitReason::Fallback { wait, .. } => format!(
+            "The service gave no usable hint; waiting the {} s fallback.",
+            s(*wait)
+        ),
+    }
+}
+
+/// What failed, for a transport failure: the network, or the CORS layer of a service that sent
+/// none (a browser cannot tell the two apart).
+pub const NETWORK_FAILED: &str = "The request failed on the network. A rate limiter that sends \
+     no CORS headers looks the same to a browser.";
+
+/// What failed, for a transport failure: this browser cannot abort a request, so the
+/// per-attempt cap could not be kept and no request was sent.
+pub const CANNOT_ABORT: &str =
+    "This browser cannot abort a request, so the per-attempt cap cannot be kept.";
+
+/// What failed, for a transport failure: a 2xx arrived but its body was not the JSON expected.
+/// Says where it went wrong, never what the body held.
+pub fn unreadable_body(status: u16) -> String {
+    format!("The service answered {status}, but its body could not be read as the data expected.")
+}
+
+/// A read whose policy is invalid never starts; this says why.
+pub fn refused(error: &PolicyError) -> String {
+    format!("This read is misconfigured: {error}")
+}
+
+/// The stop message, line by line: the outcome, then the last response with the attempts and
+/// the elapsed time, then what happened to the next request ([`StopReport::message`]).
+pub fn stop_message(r: &StopReport) -> Vec<String> {
+    let headline = match r.outcome {
+        Outcome::Succeeded => "Loaded.".to_owned(),
+        Outcome::BudgetExhausted => "Stopped: retry budget cannot fit another request.".into(),
+        Outcome::AttemptsExhausted => {
+            format!("Stopped: all {} attempts were used.", r.max_attempts)
+        }
+        Outcome::UserLeft => "Stopped: you left before the read finished.".into(),
+        Outcome::ClockUntrusted => {
+            "Stopped: the service named a retry time, and no trusted clock could read it.".into()
+        }
+        Outcome::NonRetryableResponse => match &r.last_response {
+            Some(last) => format!(
+                "Stopped: the service answered {}, which is not retried.",
+                last.status
+            ),
+            None => "Stopped: the service's answer is not retried.".into(),
+        },
+        Outcome::TransportFailure => "Stopped: the request failed before any answer arrived.".into(),
+        Outcome::AttemptTimedOut => format!(
+            "Stopped: the service did not answer within {}.",
+            seconds_words(r.attempt_cap)
+        ),
+    };
+    let last = match &r.last_response {
+        Some(last) => format!("Last response: {}.", last.status),
+        None => "Last response: none.".to_owned(),
+    };
+    let summary = format!(
+        "{last} Attempts: {} of {}. Elapsed: {}.",
+        r.attempts,
+        r.max_attempts,
+        seconds_words(r.at)
+    );
+    let no_retry = if r.attempts <= 1 {
+        "No retry was sent."
+    } else {
+        "No further retry was sent."
+    };
+    let detail = match r.outcome {
+        Outcome::Succeeded => None,
+        Outcome::BudgetExhausted => Some(match (r.requested_delay, r.stopped_while) {
+            (Some(delay), _) => {
+                format!("The service requested {}. {no_retry}", delay_words(delay))
+            }
+            (None, StoppedWhile::WokeLate(late)) => format!(
+                "The wait ended {} late, too late to fit another attempt. {no_retry}",
+                seconds_words(late)
+            ),
+            (None, _) => {
+                format!("The local wait before the next attempt would not fit. {no_retry}")
+            }
+        }),
+        Outcome::AttemptsExhausted => Some(
+            "The service was still asking to slow down when the last attempt ended.".into(),
+        ),
+        Outcome::UserLeft => Some(match r.stopped_while {
+            StoppedWhile::InFlight => {
+                "The request in flight was cancelled; the service may still have processed it."
+                    .into()
+            }
+            _ => "The pending retry was cancelled; no further request was sent.".into(),
+        }),
+        Outcome::ClockUntrusted => Some(match r.unreadable_date {
+            Some(d) => format!(
+                "The service asked to retry after {}. {no_retry}",
+                httpdate::fmt_http_date(d)
+            ),
+            None => format!("The service asked to retry after a date. {no_retry}"),
+        }),
+        Outcome::NonRetryableResponse => Some("You can try again.".into()),
+        Outcome::TransportFailure => Some(format!(
+            "{} {no_retry}",
+            r.failure.as_deref().unwrap_or(NETWORK_FAILED)
+        )),
+        Outcome::AttemptTimedOut => Some(
+            "The request was cancelled at its time limit; the service may still have processed it."
+                .into(),
+        ),
+    };
+    let mut lines = vec![headline, summary];
+    lines.extend(detail);
+    lines
+}
+
+/// "a 30-second delay"; a saturated delay says "at least" rather than print a false number.
+fn delay_words(d: Duration) -> String {
+    if d.as_secs() == u64::MAX {
+        format!("a delay of at least {} seconds", u64::MAX)
+    } else {
+        format!("a {}-second delay", seconds(d, Precision::Exact))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::LastResponse;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn report(outcome: Outcome) -> StopReport {
+        StopReport {
+            outcome,
+            at: Duration::from_secs(2),
+            attempts: 1,
+            max_attempts: 3,
+            last_response: Some(LastResponse {
+                status: 429,
+                retry_after: Some("30".into()),
+                note: None,
+            }),
+            requested_delay: None,
+            request_time: Duration::from_secs(2),
+            waited_time: Duration::ZERO,
+            stopped_while: StoppedWhile::Deciding,
+            failure: None,
+            unreadable_date: None,
+            attempt_cap: Duration::from_secs(4),
+        }
+    }
+
+    #[test]
+    fn the_contracts_wait_exceeds_message() {
+        let mut r = report(Outcome::BudgetExhausted);
+        r.requested_delay = Some(Duration::from_secs(30));
+        assert_eq!(
+            r.message(),
+            [
+                "Stopped: retry budget cannot fit another request.",
+                "Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.",
+                "The service requested a 30-second delay. No retry was sent.",
+            ]
+        );
+    }
+
+    #[test]
+    fn every_outcome_keeps_the_last_response_on_its_own_line() {
+        for o in Outcome::ALL {
+            let lines = report(o).message();
+            assert_eq!(
+                lines[1],
+                "Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds."
+            );
+            assert!(!lines[0].contains("429") || o == Outcome::NonRetryableResponse);
+            for l in &lines {
+                assert!(
+                    !l.contains("recovered") && !l.contains("permanently"),
+                    "{l}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_response_says_none() {
+        let mut r = report(Outcome::TransportFailure);
+        r.last_response = None;
+        r.failure = Some(NETWORK_FAILED.into());
+        assert_eq!(
+            r.message(),
+            [
+                "Stopped: the request failed before any answer arrived.",
+                "Last response: none. Attempts: 1 of 3. Elapsed: 2 seconds.",
+                "The request failed on the network. A rate limiter that sends no CORS headers \
+                 looks the same to a browser. No retry was sent.",
+            ]
+        );
+    }
+
+    #[test]
+    fn seconds_read_naturally() {
+        assert_eq!(seconds_words(Duration::from_secs(1)), "1 second");
+        assert_eq!(seconds_words(Duration::from_millis(2500)), "2.5 seconds");
+        assert_eq!(seconds_words(Duration::ZERO), "0 seconds");
+        assert_eq!(seconds_words(Duration::from_millis(2013)), "2 seconds");
+        assert_eq!(seconds_words(Duration::from_millis(999)), "1 second");
+    }
+
+    #[test]
+    fn the_countdown_rounds_up_to_whole_seconds() {
+        assert_eq!(
+            countdown(2, 3, Duration::from_millis(2001)),
+            "Attempt 2 of 3 in 3 s"
+        );
+        assert_eq!(
+            countdown(2, 3, Duration::from_millis(1)),
+            "Attempt 2 of 3 in 1 s"
+        );
+        assert_eq!(attempt_status(1, 3), "Attempt 1 of 3");
+    }
+
+    #[test]
+    fn a_huge_delay_is_not_printed_as_a_false_number() {
+        let mut r = report(Outcome::BudgetExhausted);
+        r.requested_delay = Some(Duration::from_secs(u64::MAX));
+        assert_eq!(
+            r.message()[2],
+            format!(
+                "The service requested a delay of at least {} seconds. No retry was sent.",
+                u64::MAX
+            )
+        );
+    }
+}

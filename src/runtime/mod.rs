@@ -1,0 +1,177 @@
+//! The runtime: the budget core driven with real clocks, real fetches and real timers, behind
+//! one hook, [`use_budgeted_get`].
+//!
+//! In the browser (wasm32):
+//! - Elapsed time is `performance.now()`; the wall clock for dates is the response's `Date`
+//!   (read by the core) or `Date.now()`, which the core uses only where the policy trusts it.
+//! - Each attempt is a gloo-net `GET` with its own `AbortController`. The core's one timer
+//!   (`poll_timeout`) is a gloo-timers `Timeout`: at an attempt's cap the core stops the action
+//!   as `attempt_timed_out` and the fetch is aborted on the wire; at a wait's end the core
+//!   rechecks the gate against the time now.
+//! - Nothing else retries: gloo-net and `fetch` do not, and this is the one retry owner.
+//! - Each action has a generation. Only the generation the screen owns updates the view; an
+//!   answer for any other goes to its own action, which records it as dropped.
+//! - The action starts in an effect, so once the component is mounted (`csr`) or hydrated
+//!   (`hydrate`).
+//!
+//! Off the browser (server-side rendering, native tests) nothing is driven: the read shows its
+//! initial state, makes no request and reads no clock.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+use serde::de::DeserializeOwned;
+
+use crate::budget::{PolicyError, RetryPolicy, StopReport, TraceEvent, WaitReason};
+
+#[cfg(target_arch = "wasm32")]
+mod browser;
+#[cfg(target_arch = "wasm32")]
+pub use browser::now;
+#[cfg(target_arch = "wasm32")]
+use browser::Driver;
+
+#[cfg(not(target_arch = "wasm32"))]
+use server::Driver;
+
+/// What a budgeted read shows at any moment.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReadState<T> {
+    /// Attempt `attempt` of `of` is in flight (also the initial state, and all the server renders).
+    Loading {
+        /// Which attempt.
+        attempt: u32,
+        /// Attempts allowed.
+        of: u32,
+    },
+    /// Waiting before attempt `next`.
+    Waiting {
+        /// The attempt that comes next.
+        next: u32,
+        /// Attempts allowed.
+        of: u32,
+        /// When it starts, on the runtime's monotonic clock (`now()` in the browser).
+        until: Duration,
+        /// Why this long.
+        reason: WaitReason,
+    },
+    /// The data arrived.
+    Loaded {
+        /// The data.
+        data: T,
+        /// How the action ended (succeeded), for its attempts and elapsed time.
+        report: StopReport,
+    },
+    /// The action stopped without data; the report says why.
+    Stopped(StopReport),
+    /// The policy is invalid, so no action could start.
+    Refused(PolicyError),
+}
+
+impl<T> ReadState<T> {
+    /// Whether an action is still running (loading or waiting), so it can be cancelled.
+    pub fn is_running(&self) -> bool {
+        matches!(self, ReadState::Loading { .. } | ReadState::Waiting { .. })
+    }
+}
+
+/// A budgeted `GET` of JSON, as reactive state plus its controls. Cheap to copy.
+pub struct BudgetedRead<T: 'static> {
+    /// What to show now.
+    pub state: ReadSignal<ReadState<T>>,
+    /// The current action's trace.
+    pub trace: ReadSignal<Vec<TraceEvent>>,
+    /// The runtime's monotonic clock, refreshed while waiting, for countdowns.
+    pub clock: ReadSignal<Duration>,
+    driver: Driver<T>,
+}
+
+impl<T: 'static> Clone for BudgetedRead<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: 'static> Copy for BudgetedRead<T> {}
+
+impl<T> BudgetedRead<T>
+where
+    T: DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    /// Starts a new action with a fresh budget (Try again). Leaves the current one first.
+    pub fn try_again(&self) {
+        self.driver.try_again();
+    }
+
+    /// Stops the current action as `user_left` (Cancel): aborts its fetch, clears its timer.
+    pub fn cancel(&self) {
+        self.driver.cancel();
+    }
+}
+
+/// Reads `url` as JSON under `policy`: one action, started once the calling component is in the
+/// browser, and left when that component is cleaned up (unmount or navigation). `GET` only:
+/// there is no way to send a write.
+pub fn use_budgeted_get<T>(url: String, policy: RetryPolicy) -> BudgetedRead<T>
+where
+    T: DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    let view = View {
+        state: RwSignal::new(ReadState::Loading {
+            attempt: 1,
+            of: policy.max_attempts(),
+        }),
+        trace: RwSignal::new(Vec::new()),
+        clock: RwSignal::new(Duration::ZERO),
+    };
+    BudgetedRead {
+        state: view.state.read_only(),
+        trace: view.trace.read_only(),
+        clock: view.clock.read_only(),
+        driver: Driver::attach(url, policy, view),
+    }
+}
+
+/// What the runtime writes to; every write is `try_`, as the owner may be gone.
+struct View<T: 'static> {
+    state: RwSignal<ReadState<T>>,
+    trace: RwSignal<Vec<TraceEvent>>,
+    clock: RwSignal<Duration>,
+}
+
+impl<T: 'static> Clone for View<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: 'static> Copy for View<T> {}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod server {
+    use std::marker::PhantomData;
+
+    use super::View;
+    use crate::budget::RetryPolicy;
+
+    /// Off the browser the read is never driven: it stays in its initial state.
+    pub(super) struct Driver<T>(PhantomData<fn() -> T>);
+
+    impl<T> Clone for Driver<T> {
+        fn clone(&self) -> Self {
+            *self
+        }
+    }
+
+    impl<T> Copy for Driver<T> {}
+
+    impl<T> Driver<T> {
+        pub(super) fn attach(_url: String, _policy: RetryPolicy, _view: View<T>) -> Self {
+            Driver(PhantomData)
+        }
+
+        pub(super) fn try_again(&self) {}
+
+        pub(super) fn cancel(&self) {}
+    }
+}
