@@ -27,7 +27,9 @@ pub mod words;
 mod tests;
 
 pub use action::{Phase, ReadAction, Response, Step};
-pub use policy::{is_success, Affordance, PolicyError, RetryPolicy, StatusSet, DEFAULT_FALLBACK_WAITS};
+pub use policy::{
+    is_success, Affordance, PolicyError, RetryPolicy, StatusSet, DEFAULT_FALLBACK_WAITS,
+};
 pub use report::{LastResponse, Outcome, StopReport, StoppedWhile};
 pub use retry_after::{
     delay_until, parse_date_header, parse_retry_after, receipt_clock, HeaderNote,

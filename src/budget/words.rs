@@ -90,7 +90,9 @@ pub fn stop_message(r: &StopReport) -> Vec<String> {
             ),
             None => "Stopped: the service's answer is not retried.".into(),
         },
-        Outcome::TransportFailure => "Stopped: the request failed before any answer arrived.".into(),
+        Outcome::TransportFailure => {
+            "Stopped: the request failed before any answer arrived.".into()
+        }
         Outcome::AttemptTimedOut => format!(
             "Stopped: the service did not answer within {}.",
             seconds_words(r.attempt_cap)
@@ -125,9 +127,9 @@ pub fn stop_message(r: &StopReport) -> Vec<String> {
                 format!("The local wait before the next attempt would not fit. {no_retry}")
             }
         }),
-        Outcome::AttemptsExhausted => Some(
-            "The service was still asking to slow down when the last attempt ended.".into(),
-        ),
+        Outcome::AttemptsExhausted => {
+            Some("The service was still asking to slow down when the last attempt ended.".into())
+        }
         Outcome::UserLeft => Some(match r.stopped_while {
             StoppedWhile::InFlight => {
                 "The request in flight was cancelled; the service may still have processed it."
