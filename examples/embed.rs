@@ -1,17 +1,16 @@
 //! Embedding the budgeted read in another Leptos app: the Palette List screen as it is, and the
-//! hook behind it for any other JSON `GET`. Checked by `cargo clippy --target wasm32-unknown-unknown
-//! --all-targets`; natively it only says where it runs.
+//! hook behind it for any other JSON `GET`, shown with the same status switch. Checked by
+//! `cargo clippy --target wasm32-unknown-unknown --all-targets`; natively it only says where it
+//! runs.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
     use std::time::Duration;
 
     use leptos::prelude::*;
-    use palette_list::budget::RetryPolicy;
-    use palette_list::components::{Countdown, PaletteList, StopMessage};
-    use palette_list::runtime::{use_budgeted_get, ReadState};
+    use palette_list::{use_budgeted_get, PaletteList, ReadStatus, RetryPolicy};
 
-    /// A tighter budget than the SPEC's default, built in a `const`.
+    /// A tighter budget than the default, built in a `const`.
     const POLICY: RetryPolicy = RetryPolicy::new()
         .with_budget(Duration::from_secs(10))
         .with_max_attempts(2);
@@ -20,18 +19,7 @@ fn main() {
     #[component]
     fn Status() -> impl IntoView {
         let read = use_budgeted_get::<serde_json::Value>("/status.json".into(), POLICY);
-        move || match read.state.get() {
-            ReadState::Loading { attempt, of } => format!("Attempt {attempt} of {of}").into_any(),
-            ReadState::Waiting {
-                next,
-                of,
-                until,
-                reason,
-            } => view! { <Countdown next of until reason clock=read.clock /> }.into_any(),
-            ReadState::Loaded { data, .. } => data.to_string().into_any(),
-            ReadState::Stopped(report) => view! { <StopMessage report /> }.into_any(),
-            ReadState::Refused(why) => why.into_any(),
-        }
+        view! { <ReadStatus read loaded=|data: serde_json::Value, _| data.to_string() /> }
     }
 
     mount_to_body(|| {

@@ -87,7 +87,10 @@ fn real_time_comparison_allows_the_tolerance_and_no_more() {
     assert!(compare(&expect, &got, within).matches());
     assert!(!compare(&expect, &got, Comparison::Exact).matches());
     got.insert("stopped_at_s".into(), serde_json::json!(14.2));
-    assert_eq!(compare(&expect, &got, within).mismatches[0].key, "stopped_at_s");
+    assert_eq!(
+        compare(&expect, &got, within).mismatches[0].key,
+        "stopped_at_s"
+    );
 }
 
 #[test]

@@ -383,7 +383,8 @@ impl Defaults<'_> {
         let expect = match obj.get("expect") {
             None | Some(Value::Null) => None,
             Some(Value::Object(m)) => Some(
-                expect::check(m).map_err(|(key, problem)| f.err(&format!("expect.{key}"), problem))?,
+                expect::check(m)
+                    .map_err(|(key, problem)| f.err(&format!("expect.{key}"), problem))?,
             ),
             Some(v) => return Err(f.err("expect", format!("must be an object, got {}", kind(v)))),
         };

@@ -19,5 +19,7 @@ pub mod fixture;
 pub mod live;
 mod replay;
 
-pub use fixture::{Answer, Attempt, Case, CaseError, Fixture, FixtureError, InvalidFixture, Request};
+pub use fixture::{
+    Answer, Attempt, Case, CaseError, Fixture, FixtureError, InvalidFixture, Request,
+};
 pub use replay::{replay, timeline, Replay};

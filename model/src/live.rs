@@ -123,9 +123,12 @@ where
         let index = next.saturating_sub(2) as usize;
         if let Some(late) = late.get(index).copied().filter(|l| !l.is_zero()) {
             let lead = until.saturating_sub(now() + Duration::from_millis(150));
-            armed.borrow_mut().push(Timeout::new(millis(lead), move || {
-                while now() < until + late {}
-            }));
+            armed.borrow_mut().push(Timeout::new(
+                millis(lead),
+                move || {
+                    while now() < until + late {}
+                },
+            ));
         }
     });
     let timers = SendWrapper::new(timers);

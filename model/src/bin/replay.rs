@@ -91,7 +91,11 @@ fn check(parsed: &Result<Case, CaseError>) -> Checked {
         Ok(c) => c,
         Err(e) => return refused(&e, "REFUSED"),
     };
-    lines.extend(timeline(&checked.replay).into_iter().map(|l| format!("   {l}")));
+    lines.extend(
+        timeline(&checked.replay)
+            .into_iter()
+            .map(|l| format!("   {l}")),
+    );
     let ok = checked.passes();
     let mut json = checked.json;
     json.insert("source".into(), json!(case.source));

@@ -1,0 +1,48 @@
+//! The components rendered on the server (leptos `ssr`, natively): the initial state, and not a
+//! request or a clock read. In the browser the same component starts its read on hydration.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::net::TcpListener;
+use std::time::Duration;
+
+use leptos::prelude::*;
+use palette_list::{PaletteList, RetryPolicy};
+
+fn render(view: impl FnOnce() -> String) -> String {
+    let owner = Owner::new();
+    owner.with(view)
+}
+
+#[test]
+fn the_screen_renders_its_first_attempt_and_sends_nothing() {
+    // An API on loopback that would see any request the server-side render sent.
+    let api = TcpListener::bind("127.0.0.1:0").unwrap();
+    api.set_nonblocking(true).unwrap();
+    let base = format!("http://{}", api.local_addr().unwrap());
+    let html = render(|| view! { <PaletteList collection="coast" api_base=base /> }.to_html());
+    assert!(html.contains(r#"data-testid="palette-list""#), "{html}");
+    // `<!>` is the hydration marker between the heading's two text nodes.
+    assert!(html.contains("<h2>Palettes: <!>coast</h2>"), "{html}");
+    assert!(
+        html.contains(r#"<p data-testid="attempt" class="status">Attempt 1 of 3</p>"#),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"data-testid="cancel""#),
+        "a running read offers Cancel: {html}"
+    );
+    assert!(!html.contains("Stopped"), "{html}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        api.accept().is_err(),
+        "the server-side render made a request"
+    );
+}
+
+#[test]
+fn the_policy_shapes_what_the_server_renders() {
+    const TWO: RetryPolicy = RetryPolicy::new().with_max_attempts(2);
+    let html = render(|| view! { <PaletteList collection="a b" policy=TWO /> }.to_html());
+    assert!(html.contains("Attempt 1 of 2"), "{html}");
+    assert!(html.contains("a b"), "the name is shown as given: {html}");
+}
