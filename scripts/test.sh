@@ -1,17 +1,13 @@
 #!/usr/bin/env bash
-# Every check and every test, in this order: formatting; clippy natively and for wasm32;
-# cargo test (core, model, fixtures, properties, the replay tool, the scenario API, doc tests);
-# the wasm tests in headless Chromium (core and fixtures, then the runtime and components in real
-# time against the scenario API); then the end-to-end test of the release build. Installs what is
-# missing first.
+# Every check and every test, in this order: formatting; clippy natively and for wasm32; the
+# crate's docs and what it packages; what an embedder's dependency tree holds; cargo test
+# (core, model, fixtures, properties, server-side rendering, the replay tool, the scenario API,
+# doc tests); the outside fixtures, where ../shared/fixtures exists; the wasm tests in headless
+# Chromium (core and fixtures, then the runtime and components in real time against the
+# scenario API); then the end-to-end test of the release build. Installs what is missing first.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/install.sh"
 cd "$root"
-
-if [ ! -f ../shared/fixtures/schedules.json ]; then
-  echo "../shared/fixtures/schedules.json is missing: the tests read the contract's fixtures from the project root's sibling shared/" >&2
-  exit 1
-fi
 
 install_wasm_target
 install_wasm_bindgen_cli
@@ -27,21 +23,57 @@ cargo fmt --all -- --check
 say "clippy (native)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 say "clippy (wasm32)"
-cargo clippy -p palette-list --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
+cargo clippy --workspace --exclude scenario-api --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
+
+say "docs: every public item documented, no broken link"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked -p palette-list -p palette-list-model
+say "the package holds only what an embedder needs"
+packaged="$(cargo package --list --locked --allow-dirty -p palette-list)"
+printf '%s\n' "$packaged" | sed 's/^/    /'
+if printf '%s\n' "$packaged" | grep -Ev '^(\.cargo_vcs_info\.json|Cargo\.toml(\.orig)?|Cargo\.lock|README\.md|docs/contract\.md|src/.*\.rs)$'; then
+  echo "the package holds files an embedder does not need (above)" >&2
+  exit 1
+fi
+say "an embedder's dependency tree, in every rendering mode: the library's alone"
+for mode in "csr --target wasm32-unknown-unknown" "hydrate --target wasm32-unknown-unknown" "ssr"; do
+  # shellcheck disable=SC2086
+  tree="$(cargo tree --locked -p palette-list -e normal --prefix none -F $mode)"
+  if printf '%s\n' "$tree" | grep -E '^(leptos_router|axum|tokio|hyper|palette-list-model|palette-list-demo|scenario-api) '; then
+    echo "palette-list with $mode pulls in the crates above" >&2
+    exit 1
+  fi
+  echo "    $mode: $(printf '%s\n' "$tree" | sort -u | wc -l) crates, none of the demo's or the tests'"
+done
+
 say "cargo test"
 cargo test --workspace --locked
 
+if compgen -G "../shared/fixtures/*.json" >/dev/null; then
+  say "cross-check: the contract's own fixture files replay"
+  cargo build --locked --release -p palette-list-model --bin replay
+  for f in ../shared/fixtures/*.json; do
+    if ! out="$(target/release/replay "$f")"; then
+      printf '%s\n' "$out"
+      echo "$f does not replay as its expect blocks say" >&2
+      exit 1
+    fi
+    echo "    $f: $(printf '%s\n' "$out" | tail -n 1)"
+  done
+else
+  say "no ../shared/fixtures beside the project: the outside cross-check is skipped"
+fi
+
 say "wasm tests in headless Chromium, against the scenario API"
 cargo build --locked -p scenario-api
-start_scenario_api --port 0 --stop-after 1200 \
-  --fixtures ../shared/fixtures/schedules.json --fixtures tests/fixtures/edge-cases.json
+start_scenario_api --port 0 --stop-after 1200 --fixtures tests/fixtures/schedules.json \
+  --fixtures tests/fixtures/edge-cases.json --fixtures tests/fixtures/written-elsewhere.json
 # The URL is baked into the browser tests at compile time; the real-time sweep takes minutes.
 WASM_BINDGEN_TEST_TIMEOUT=1200 wasm-pack test --headless --chrome -- --locked
 stop_scenario_api
 
 say "end to end: the release build in Chromium"
 trunk build --release --offline
-start_scenario_api --port 0 --stop-after 600 --static dist --fixtures ../shared/fixtures/schedules.json
+start_scenario_api --port 0 --stop-after 600 --static dist --fixtures tests/fixtures/schedules.json
 E2E_URL="$SCENARIO_API" E2E_SHOTS="$root/target/screenshots" node --test tests/e2e/
 stop_scenario_api
 say "all checks passed"

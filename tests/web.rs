@@ -10,22 +10,22 @@ use std::time::Duration;
 use leptos::mount::mount_to;
 use leptos::prelude::*;
 use leptos::task::tick;
-use palette_list::app::client_policy;
-use palette_list::budget::{Event, Outcome, RetryPolicy, StopReport};
-use palette_list::components::PaletteList;
-use palette_list::model::{Case, Fixture, Replay};
+use palette_list::budget::{Outcome, RetryPolicy, StopReport};
 use palette_list::palettes::PaletteCollection;
-use palette_list::runtime::{now, use_budgeted_get, BudgetedRead, ReadState};
-use serde_json::Value;
+use palette_list::runtime::now;
+use palette_list::{use_budgeted_get, BudgetedRead, PaletteList, ReadState};
+use palette_list_model::expect::{compare, Comparison};
+use palette_list_model::{live, Case, Fixture, Replay};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const SHIPPED: &str = include_str!("../../shared/fixtures/schedules.json");
+const SHIPPED: &str = include_str!("fixtures/schedules.json");
 const EDGE: &str = include_str!("fixtures/edge-cases.json");
+const ELSEWHERE: &str = include_str!("fixtures/written-elsewhere.json");
 /// How far the real runtime may be from the fixture's times.
-const TOLERANCE: f64 = 0.150;
+const TOLERANCE: Duration = Duration::from_millis(150);
 
 fn api() -> &'static str {
     match option_env!("SCENARIO_API") {
@@ -37,7 +37,7 @@ fn api() -> &'static str {
 }
 
 fn case(id: &str) -> Case {
-    [SHIPPED, EDGE]
+    [SHIPPED, EDGE, ELSEWHERE]
         .iter()
         .flat_map(|t| Fixture::parse(t).unwrap().cases)
         .flatten()
@@ -51,39 +51,23 @@ async fn post_run(scenario: &str) -> String {
 
 /// A new run on the scenario API, created with this query; returns its palettes prefix.
 async fn post_run_query(query: &str) -> String {
-    let r = gloo_net::http::Request::post(&format!("{}/runs?{query}", api()))
-        .send()
+    live::new_run(api(), query)
         .await
-        .expect("the scenario API answers");
-    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap_or_default());
-    let v: Value = r.json().await.unwrap();
-    format!("{}{}", api(), v["base"].as_str().unwrap())
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// What the server saw in a run: each request's state ("answered", "aborted", "in_flight").
 async fn server_saw(base: &str) -> Vec<String> {
-    let v: Value = gloo_net::http::Request::get(base)
-        .send()
+    live::server_requests(base)
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    v["requests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["state"].as_str().unwrap().to_owned())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(|r| r.state)
         .collect()
 }
 
 async fn sleep(d: Duration) {
     gloo_timers::future::TimeoutFuture::new(d.as_millis() as u32).await;
-}
-
-/// Blocks the main thread until `until` on the runtime's clock: no timer can fire meanwhile.
-fn block_until(until: Duration) {
-    while now() < until {}
 }
 
 fn fresh_element() -> web_sys::HtmlElement {
@@ -148,12 +132,20 @@ fn click(root: &web_sys::HtmlElement, testid: &str) {
     button.click();
 }
 
-/// Mounts the hook alone and hands it to the test.
-fn mount_hook(url: String, policy: RetryPolicy) -> (BudgetedRead<PaletteCollection>, impl Drop) {
+/// Mounts the hook alone and hands it to the test; with a `case`, stages its leave and late
+/// timers for real ([`live::stage`]), as the demo's Scenarios page does.
+fn mount_hook(
+    url: String,
+    policy: RetryPolicy,
+    stage: Option<Case>,
+) -> (BudgetedRead<PaletteCollection>, impl Drop) {
     let slot = Rc::new(RefCell::new(None));
     let inner = slot.clone();
     let handle = mount_to(fresh_element(), move || {
         let read = use_budgeted_get::<PaletteCollection>(url, policy);
+        if let Some(case) = &stage {
+            live::stage(case, read);
+        }
         inner.replace(Some(read));
         view! { <p>{move || format!("{:?}", read.state.get())}</p> }
     });
@@ -161,72 +153,20 @@ fn mount_hook(url: String, policy: RetryPolicy) -> (BudgetedRead<PaletteCollecti
     (read, handle)
 }
 
-/// Compares a browser run with the fixture's `expect`, times within the tolerance.
-fn compare_within(case: &Case, got: &serde_json::Map<String, Value>) -> Vec<String> {
-    let expect = case.expect.as_ref().unwrap();
-    let close = |a: &Value, b: &Value| match (a.as_f64(), b.as_f64()) {
-        (Some(a), Some(b)) => (a - b).abs() <= TOLERANCE,
-        _ => a == b,
-    };
-    let mut problems = Vec::new();
-    for (key, want) in expect {
-        // The real clock is not the fixture's: wall-clock readings are not comparable.
-        if key == "receipt_wall_clock" {
-            continue;
-        }
-        let have = got.get(key).unwrap_or(&Value::Null);
-        let same = match (want, have) {
-            (Value::Array(w), Value::Array(h)) => {
-                w.len() == h.len() && w.iter().zip(h).all(|(w, h)| close(w, h))
-            }
-            _ => close(want, have),
-        };
-        if !same {
-            problems.push(format!("{key}: expected {want}, got {have}"));
-        }
-    }
-    problems
-}
-
-/// Plays one case in real time: leaves where the fixture leaves (Cancel), blocks the main thread
-/// where its timers wake late, then checks the trace and the server's count.
+/// Plays one case in real time, staged as its fixture says, then holds the trace against its
+/// `expect` (within the tolerance) and the server's count against the model's.
 async fn play(case: &Case) -> Result<(), String> {
     let base = post_run(&case.id).await;
     let (read, _mounted) = mount_hook(
         format!("{base}/palettes?collection=coast"),
-        client_policy(case),
+        case.client_policy(),
+        Some(case.clone()),
     );
-    let t0 = now();
-    let mut waits = 0;
-    let mut left = false;
-    let limit = t0 + case.policy.budget() + Duration::from_secs(6);
+    let limit = now() + case.policy.budget() + Duration::from_secs(6);
     let report = loop {
         tick().await;
-        let state = read.state.get_untracked();
-        if let Some(r) = report_of(&state) {
+        if let Some(r) = report_of(&read.state.get_untracked()) {
             break r;
-        }
-        if let ReadState::Waiting { until, .. } = state {
-            // A new wait (the state changes once per wait): make its timer late if asked.
-            let trace = read.trace.get_untracked();
-            let planned = trace
-                .iter()
-                .filter(|e| matches!(e.event, Event::WaitPlanned { .. }))
-                .count();
-            if planned > waits {
-                waits = planned;
-                if let Some(late) = case.timer_late_by.get(waits - 1).filter(|l| !l.is_zero()) {
-                    sleep(until.saturating_sub(now() + Duration::from_millis(150))).await;
-                    block_until(until + *late);
-                }
-            }
-        }
-        if let Some(leave) = case.user_leaves_at {
-            if !left && now() >= t0 + leave {
-                left = true;
-                read.cancel();
-                continue;
-            }
         }
         if now() > limit {
             return Err(format!("{}: did not stop in time", case.id));
@@ -239,12 +179,23 @@ async fn play(case: &Case) -> Result<(), String> {
         trace: read.trace.get_untracked(),
         report,
     };
-    let mut problems = compare_within(case, &replay.to_json());
-    // Counted on the wire: exactly as many requests as the fixture starts attempts.
+    let expect = case.expect.as_ref().ok_or("every case has an expect")?;
+    let compared = compare(
+        expect,
+        &replay.to_json(),
+        Comparison::RealTime {
+            tolerance: TOLERANCE,
+        },
+    );
+    let mut problems: Vec<String> = compared
+        .mismatches
+        .iter()
+        .map(|m| format!("{}: expected {}, got {}", m.key, m.expected, m.got))
+        .collect();
+    // Counted on the wire: exactly as many requests as the model starts attempts.
     sleep(Duration::from_millis(100)).await;
     let saw = server_saw(&base).await;
-    // The model's replay of the same case says how many attempts start.
-    let starts = palette_list::model::replay(case)
+    let starts = palette_list_model::replay(case)
         .map_err(|e| e.to_string())?
         .starts()
         .len();
@@ -275,7 +226,7 @@ const NOT_ON_THE_WIRE: [&str; 2] = [
 async fn every_fixture_case_through_the_real_runtime() {
     let mut failures = Vec::new();
     let mut played = 0;
-    for text in [SHIPPED, EDGE] {
+    for text in [SHIPPED, EDGE, ELSEWHERE] {
         for case in Fixture::parse(text).unwrap().cases.into_iter().flatten() {
             if NOT_ON_THE_WIRE.contains(&case.id.as_str()) {
                 continue;
@@ -286,7 +237,7 @@ async fn every_fixture_case_through_the_real_runtime() {
             }
         }
     }
-    assert_eq!(played, 14 + 14);
+    assert_eq!(played, 14 + 14 + 4);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -344,7 +295,8 @@ async fn a_server_that_never_answers_is_aborted_at_the_cap() {
     let base = post_run(&case.id).await;
     let (read, _mounted) = mount_hook(
         format!("{base}/palettes?collection=coast"),
-        client_policy(&case),
+        case.client_policy(),
+        None,
     );
     let report = wait_for(Duration::from_secs(6), "the stop", || {
         report_of(&read.state.get_untracked())
@@ -352,7 +304,7 @@ async fn a_server_that_never_answers_is_aborted_at_the_cap() {
     .await;
     assert_eq!(report.outcome, Outcome::AttemptTimedOut);
     assert!(
-        (report.at.as_secs_f64() - 3.5).abs() <= TOLERANCE,
+        report.at.abs_diff(Duration::from_millis(3500)) <= TOLERANCE,
         "{:?}",
         report.at
     );

@@ -1,25 +1,23 @@
 //! The demo app: the Palette List screen on real routes (so leaving is real navigation), and a
 //! scenarios page that plays each fixture case against the scenario API with the client's trace
-//! and the server's requests side by side.
+//! and the server's requests side by side. Client-side rendered (leptos `csr`), browser only.
+#![cfg(target_arch = "wasm32")]
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::time::Duration;
 
-use gloo_timers::callback::{Interval, Timeout};
+use gloo_timers::callback::Interval;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::{Route, Router, Routes, A};
 use leptos_router::hooks::use_query_map;
 use leptos_router::path;
+use palette_list::budget::{seconds, words, Precision, RetryPolicy};
+use palette_list::palettes::PaletteCollection;
+use palette_list::{use_budgeted_get, PaletteList, PaletteListView};
+use palette_list_model::live::{self, ServerRequest};
+use palette_list_model::{Case, Fixture};
 use send_wrapper::SendWrapper;
 use serde_json::Value;
-
-use crate::budget::{secs, Event, RetryPolicy};
-use crate::components::{PaletteList, PaletteListView};
-use crate::model::{Case, Fixture};
-use crate::palettes::PaletteCollection;
-use crate::runtime::{now, use_budgeted_get, ReadState};
 
 /// The demo app, with its routes. The scenario API is at `api` (default `/api`, which
 /// `Trunk.toml` proxies to the scenario API on 127.0.0.1:3031).
@@ -61,103 +59,87 @@ fn api() -> String {
         .unwrap_or_else(|| "/api".into())
 }
 
-/// The client policy for a fixture case: its budget, with the local clock trusted only where the
-/// fixture has one.
-pub fn client_policy(case: &Case) -> RetryPolicy {
-    case.policy
-        .clone()
-        .with_trust_local_clock(case.wall_clock_at_zero.is_some())
-}
-
 /// The fixture's cases, as the scenario API plays them.
-fn use_cases() -> ReadSignal<Option<Result<Vec<Case>, String>>> {
-    let cases = RwSignal::new(None);
+fn use_cases() -> LocalResource<Result<Vec<Case>, String>> {
     let url = format!("{}/fixture", api());
-    spawn_local(async move {
-        let loaded = async {
+    LocalResource::new(move || {
+        let url = url.clone();
+        async move {
             let r = gloo_net::http::Request::get(&url)
                 .send()
                 .await
                 .map_err(|e| format!("the scenario API did not answer ({e}); is it running?"))?;
             let text = r.text().await.map_err(|e| e.to_string())?;
             let fixture = Fixture::parse(&text).map_err(|e| e.to_string())?;
-            Ok(fixture.cases.into_iter().flatten().collect::<Vec<_>>())
-        };
-        cases.try_set(Some(loaded.await));
-    });
-    cases.read_only()
+            Ok(fixture.cases.into_iter().flatten().collect())
+        }
+    })
 }
 
-/// Starts a run of `scenario` on the scenario API; its palettes are under the returned prefix.
-async fn new_run(api: &str, scenario: &str) -> Result<String, String> {
-    let r = gloo_net::http::Request::post(&format!(
-        "{api}/runs?scenario={}",
-        js_sys::encode_uri_component(scenario)
-    ))
-    .send()
-    .await
-    .map_err(|e| e.to_string())?;
-    let v: Value = r.json().await.map_err(|e| e.to_string())?;
-    match v["base"].as_str() {
-        Some(base) => Ok(format!("{api}{base}")),
-        None => Err(v["error"]
-            .as_str()
-            .unwrap_or("no run was created")
-            .to_owned()),
+/// Shows `cases` once loaded, with a notice while they load and the error if they cannot.
+fn with_cases<V: IntoView + 'static>(
+    cases: LocalResource<Result<Vec<Case>, String>>,
+    loaded: impl Fn(Vec<Case>) -> V + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    view! {
+        <Suspense fallback=|| view! { <p class="notice">"Loading the scenarios…"</p> }>
+            {move || Suspend::new(async move {
+                match cases.await {
+                    Ok(all) => loaded(all).into_any(),
+                    Err(e) => view! { <p class="notice" data-testid="api-error">{e}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
     }
 }
 
 /// The Palette List screen, reading through a scenario the user picks (`?scenario=`).
 #[component]
 fn PaletteScreen() -> impl IntoView {
-    let api = api();
     let cases = use_cases();
-    let query = use_query_map();
+    with_cases(cases, |all| view! { <ScenarioScreen cases=all /> })
+}
+
+/// The picker and the screen, once the scenarios are known. Coming here is a load; after that,
+/// only the user starts one.
+#[component]
+fn ScenarioScreen(cases: Vec<Case>) -> impl IntoView {
+    let api = StoredValue::new(api());
+    let cases = StoredValue::new(cases);
     let picked = RwSignal::new(
-        query
+        use_query_map()
             .get_untracked()
             .get("scenario")
             .unwrap_or_else(|| "schedule-a-seconds".to_owned()),
     );
     // The current run: (its palettes prefix, its case). A new load is a new run.
     let run = RwSignal::new(None::<Result<(String, Case), String>>);
-    let load = {
-        let api = api.clone();
-        move || {
-            let Some(Ok(all)) = cases.get_untracked() else {
-                return;
-            };
-            let id = picked.get_untracked();
-            let Some(case) = all.into_iter().find(|c| c.id == id) else {
-                run.set(Some(Err(format!("no scenario {id}"))));
-                return;
-            };
-            let api = api.clone();
-            spawn_local(async move {
-                let started = new_run(&api, &case.id).await.map(|base| (base, case));
-                run.try_set(Some(started));
-            });
-        }
+    let load = move || {
+        let id = picked.get_untracked();
+        let Some(case) = cases.with_value(|all| all.iter().find(|c| c.id == id).cloned()) else {
+            run.set(Some(Err(format!("no scenario {id}"))));
+            return;
+        };
+        let api = api.get_value();
+        spawn_local(async move {
+            let query = format!("scenario={}", js_sys::encode_uri_component(&case.id));
+            let started = live::new_run(&api, &query)
+                .await
+                .map(|base| (base, case))
+                .map_err(|e| e.to_string());
+            run.try_set(Some(started));
+        });
     };
-    // Coming to the screen is a load; after that, only the user starts one.
-    let first = load.clone();
-    Effect::new(move |done: Option<bool>| {
-        if done != Some(true) && matches!(cases.get(), Some(Ok(_))) {
-            first();
-            return true;
-        }
-        done.unwrap_or(false)
-    });
-    let options = move || match cases.get() {
-        Some(Ok(all)) => all
+    load();
+    let options = move || {
+        cases
+            .get_value()
             .into_iter()
             .map(|c| {
                 let selected = c.id == picked.get_untracked();
                 view! { <option value=c.id.clone() selected=selected>{c.id.clone()}</option> }
             })
             .collect_view()
-            .into_any(),
-        _ => ().into_any(),
     };
     view! {
         <div class="screen">
@@ -177,15 +159,11 @@ fn PaletteScreen() -> impl IntoView {
                 </label>
                 <button type="submit" data-testid="load">"Load"</button>
             </form>
-            {move || match cases.get() {
-                Some(Err(e)) => view! { <p class="notice" data-testid="api-error">{e}</p> }.into_any(),
-                _ => ().into_any(),
-            }}
             {move || match run.get() {
                 None => view! { <p class="notice">"Connecting to the scenario API…"</p> }.into_any(),
                 Some(Err(e)) => view! { <p class="notice" data-testid="api-error">{e}</p> }.into_any(),
                 Some(Ok((base, case))) => view! {
-                    <PaletteList collection="coast" api_base=base policy=client_policy(&case) />
+                    <PaletteList collection="coast" api_base=base policy=case.client_policy() />
                 }
                 .into_any(),
             }}
@@ -197,12 +175,11 @@ fn PaletteScreen() -> impl IntoView {
 #[component]
 fn ScenariosPage() -> impl IntoView {
     let cases = use_cases();
+    // The case being played, and how many plays so far (a second play of the same case is a
+    // new run).
     let playing = RwSignal::new(None::<(u64, Case)>);
-    let plays = StoredValue::new(0u64);
-    let list = move || match cases.get() {
-        None => view! { <p class="notice">"Loading the scenarios…"</p> }.into_any(),
-        Some(Err(e)) => view! { <p class="notice" data-testid="api-error">{e}</p> }.into_any(),
-        Some(Ok(all)) => view! {
+    let list = move |all: Vec<Case>| {
+        view! {
             <table class="scenarios" data-testid="scenarios">
                 <thead>
                     <tr><th>"Case"</th><th>"What happens"</th><th>"Expected"</th><th></th></tr>
@@ -228,8 +205,8 @@ fn ScenariosPage() -> impl IntoView {
                                         <button
                                             data-testid=format!("play-{id}")
                                             on:click=move |_| {
-                                                plays.update_value(|n| *n += 1);
-                                                playing.set(Some((plays.get_value(), c.clone())));
+                                                let n = playing.with_untracked(|p| p.as_ref().map_or(0, |p| p.0));
+                                                playing.set(Some((n + 1, c.clone())));
                                             }
                                         >
                                             "Play"
@@ -242,7 +219,6 @@ fn ScenariosPage() -> impl IntoView {
                 </tbody>
             </table>
         }
-        .into_any(),
     };
     view! {
         <div class="screen">
@@ -252,7 +228,7 @@ fn ScenariosPage() -> impl IntoView {
                 "the client's trace on the left, the requests the server saw on the right."
             </p>
             {move || playing.get().map(|(_, case)| view! { <ScenarioPlayer case /> })}
-            {list}
+            {with_cases(cases, list)}
         </div>
     }
 }
@@ -266,9 +242,9 @@ fn ScenarioPlayer(
 ) -> impl IntoView {
     let api = api();
     let base = RwSignal::new(None::<Result<String, String>>);
-    let id = case.id.clone();
+    let query = format!("scenario={}", js_sys::encode_uri_component(&case.id));
     spawn_local(async move {
-        let r = new_run(&api, &id).await;
+        let r = live::new_run(&api, &query).await.map_err(|e| e.to_string());
         base.try_set(Some(r));
     });
     let title = format!("{}: {}", case.id, case.source.clone().unwrap_or_default());
@@ -284,64 +260,30 @@ fn ScenarioPlayer(
     }
 }
 
+/// The client's screen beside the server's requests, for one run.
 #[component]
-fn SideBySide(case: Case, base: String) -> impl IntoView {
+fn SideBySide(
+    /// The case being played.
+    case: Case,
+    /// The run's URL prefix.
+    base: String,
+) -> impl IntoView {
     let read = use_budgeted_get::<PaletteCollection>(
         format!("{base}/palettes?collection=coast"),
-        client_policy(&case),
+        case.client_policy(),
     );
-    // Timers this player stages; dropped (cleared) when it goes.
-    let staged = Rc::new(RefCell::new(Vec::new()));
-    // The fixture's leave: the user cancels at that second.
-    if let Some(leave) = case.user_leaves_at {
-        let t = Timeout::new(leave.as_millis() as u32, move || read.cancel());
-        staged.borrow_mut().push(t);
-    }
-    // The fixture's late timers: block the main thread across the planned wake, as a
-    // backgrounded tab would.
-    let late = case.timer_late_by.clone();
-    let seen = StoredValue::new(0usize);
-    let stage = staged.clone();
-    Effect::new(move |_| {
-        if let ReadState::Waiting { until, .. } = read.state.get() {
-            let planned = read
-                .trace
-                .get_untracked()
-                .iter()
-                .filter(|e| matches!(e.event, Event::WaitPlanned { .. }))
-                .count();
-            if planned > seen.get_value() {
-                seen.set_value(planned);
-                if let Some(l) = late.get(planned - 1).copied().filter(|l| !l.is_zero()) {
-                    let start = until.saturating_sub(now() + Duration::from_millis(150));
-                    let t =
-                        Timeout::new(start.as_millis() as u32, move || while now() < until + l {});
-                    stage.borrow_mut().push(t);
-                }
-            }
-        }
-    });
+    live::stage(&case, read);
     // The server's side, polled while this is on screen.
-    let requests = RwSignal::new(Vec::<Value>::new());
-    let poll = {
+    let requests = RwSignal::new(Vec::<ServerRequest>::new());
+    let poller = SendWrapper::new(Interval::new(300, move || {
         let base = base.clone();
-        move || {
-            let base = base.clone();
-            spawn_local(async move {
-                if let Ok(r) = gloo_net::http::Request::get(&base).send().await {
-                    if let Ok(v) = r.json::<Value>().await {
-                        requests.try_set(v["requests"].as_array().cloned().unwrap_or_default());
-                    }
-                }
-            });
-        }
-    };
-    let poller = SendWrapper::new(Interval::new(300, poll));
-    let staged = SendWrapper::new(staged);
-    on_cleanup(move || {
-        drop(poller);
-        staged.borrow_mut().clear();
-    });
+        spawn_local(async move {
+            if let Ok(seen) = live::server_requests(&base).await {
+                requests.try_set(seen);
+            }
+        });
+    }));
+    on_cleanup(move || drop(poller));
     let expected = case
         .expect
         .as_ref()
@@ -355,6 +297,7 @@ fn SideBySide(case: Case, base: String) -> impl IntoView {
             )
         })
         .unwrap_or_default();
+    let at = |d: Duration| format!("{} s", seconds(d, Precision::Millis));
     view! {
         <div class="side-by-side">
             <div class="client">
@@ -374,18 +317,13 @@ fn SideBySide(case: Case, base: String) -> impl IntoView {
                                 .get()
                                 .into_iter()
                                 .map(|r| {
-                                    let ms = |k: &str| {
-                                        r[k].as_u64()
-                                            .map(|m| format!("{} s", secs(Duration::from_millis(m))))
-                                            .unwrap_or_default()
-                                    };
                                     view! {
                                         <tr>
-                                            <td>{r["n"].to_string()}</td>
-                                            <td>{ms("arrived_ms")}</td>
-                                            <td>{ms("ended_ms")}</td>
-                                            <td>{r["state"].as_str().unwrap_or("").to_owned()}</td>
-                                            <td>{r["status"].as_u64().map(|s| s.to_string()).unwrap_or_default()}</td>
+                                            <td>{r.n}</td>
+                                            <td>{at(r.arrived)}</td>
+                                            <td>{r.ended.map(at).unwrap_or_default()}</td>
+                                            <td>{r.state}</td>
+                                            <td>{r.status.map(|s| s.to_string()).unwrap_or_default()}</td>
                                         </tr>
                                     }
                                 })
@@ -398,18 +336,24 @@ fn SideBySide(case: Case, base: String) -> impl IntoView {
     }
 }
 
-/// Another screen, so leaving the Palette List is real navigation.
+/// Another screen, so leaving the Palette List is real navigation. Its numbers are the default
+/// policy's.
 #[component]
 fn About() -> impl IntoView {
+    const POLICY: RetryPolicy = RetryPolicy::new();
+    let budget = format!(
+        "Each load of the Palette List is one read action with its own finite budget: {} from \
+         the first attempt's start, at most {} attempts, {} reserved for each before it \
+         starts. Retry-After is honoured exactly and never shortened; a wait that cannot fit \
+         stops the read at once, and says so.",
+        words::seconds_words(POLICY.budget()),
+        POLICY.max_attempts(),
+        words::seconds_words(POLICY.attempt_cap()),
+    );
     view! {
         <div class="screen prose" data-testid="about">
             <h1>"About"</h1>
-            <p>
-                "Each load of the Palette List is one read action with its own finite budget: "
-                "20 seconds from the first attempt's start, at most 3 attempts, 4 seconds reserved "
-                "for each before it starts. Retry-After is honoured exactly and never shortened; "
-                "a wait that cannot fit stops the read at once, and says so."
-            </p>
+            <p data-testid="about-budget">{budget}</p>
             <p>
                 "Leaving the Palette List (as you did to get here) stops its read: the timer is "
                 "cleared and the request in flight is aborted. Nothing continues in the background."

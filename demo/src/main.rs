@@ -1,9 +1,9 @@
-//! The demo app's entry point: it only mounts [`palette_list::app::App`]. Built by trunk.
+//! The demo app's entry point: it only mounts [`palette_list_demo::App`]. Built by trunk.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
     use leptos::prelude::*;
-    use palette_list::app::App;
+    use palette_list_demo::App;
 
     console_error_panic_hook::set_once();
     mount_to_body(|| view! { <App /> });

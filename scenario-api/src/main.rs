@@ -1,7 +1,7 @@
 //! `scenario-api [--port N] [--fixtures FILE]... [--static DIR] [--stop-after SECONDS]`
 //!
-//! Serves the scenarios of one or more fixture files (default
-//! `../shared/fixtures/schedules.json`) on 127.0.0.1 (port 0 picks a free one) and prints
+//! Serves the scenarios of one or more fixture files (at least one `--fixtures`, e.g. the
+//! project's `tests/fixtures/schedules.json`) on 127.0.0.1 (port 0 picks a free one) and prints
 //! `listening on http://127.0.0.1:PORT` once it accepts connections. Stops on Ctrl-C, or by
 //! itself after `--stop-after` seconds. With `--static DIR` (a `trunk build` output) the app is
 //! served at `/` and the API moves under `/api`, on the same origin.
@@ -55,7 +55,10 @@ fn main() -> ExitCode {
         }
     }
     if fixtures.is_empty() {
-        fixtures.push("../shared/fixtures/schedules.json".to_owned());
+        eprintln!(
+            "scenario-api: no --fixtures given (e.g. --fixtures tests/fixtures/schedules.json)\n{USAGE}"
+        );
+        return ExitCode::from(2);
     }
     let mut texts = Vec::new();
     for path in &fixtures {

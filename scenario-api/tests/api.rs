@@ -330,15 +330,20 @@ async fn the_fixture_is_served_as_played() {
 fn a_fixture_the_model_refuses_is_refused() {
     let bad = FIXTURE.replace("\"duration_s\": 0.3", "\"duration_s\": 9");
     let e = scenario_api::Scenarios::new(vec![bad]).err().unwrap();
+    assert!(matches!(e, scenario_api::LoadError::Case { file: 1, .. }));
     assert_eq!(
-        e,
+        e.to_string(),
         "fixture file 1: case seconds, attempts[0].duration_s: attempt 1 lasts 9 s, beyond the 4 s per-attempt cap"
     );
     let twice = scenario_api::Scenarios::new(vec![FIXTURE.to_owned(), FIXTURE.to_owned()])
         .err()
         .unwrap();
-    assert_eq!(
+    assert!(matches!(
         twice,
+        scenario_api::LoadError::Duplicate { file: 2, .. }
+    ));
+    assert_eq!(
+        twice.to_string(),
         "fixture file 2: case seconds is also in an earlier file"
     );
 }

@@ -1,0 +1,288 @@
+//! The HTTP routes and their handlers. Errors are JSON `{"error": "…"}` with a 4xx status that
+//! says what was wrong.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use palette_list_model::Answer;
+use serde_json::{json, Value};
+
+use crate::clock::{answer, AT_CAP_MARGIN};
+use crate::cors::{cors, preflight, HideHeaders, NoCors};
+use crate::runs::{AbortGuard, Ended, Record, Run};
+use crate::Scenarios;
+
+pub(crate) fn router(s: Scenarios) -> Router {
+    Router::new()
+        .route("/fixture", get(fixture))
+        .route("/runs", post(new_run).get(list_runs))
+        .route("/runs/{run}", get(run_report))
+        .route("/runs/{run}/palettes", get(palettes))
+        .fallback(not_found)
+        .layer(axum::middleware::from_fn(preflight))
+        .layer(axum::middleware::map_response(cors))
+        .with_state(s)
+}
+
+/// An error answer: a 4xx (or 5xx) with a JSON body that says what was wrong.
+pub(crate) struct ApiError(StatusCode, String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, axum::Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> ApiError {
+    ApiError(status, message.into())
+}
+
+async fn not_found() -> ApiError {
+    error(
+        StatusCode::NOT_FOUND,
+        "no such route: try GET /fixture, POST /runs?scenario=ID, GET /runs/{run}/palettes?collection=…, GET /runs/{run}",
+    )
+}
+
+async fn fixture(State(s): State<Scenarios>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        s.inner.text.clone(),
+    )
+        .into_response()
+}
+
+/// Parses a query string strictly: each of `allowed` at most once, nothing else, no empty value.
+fn query(raw: Option<&str>, allowed: &[&str]) -> Result<HashMap<String, String>, ApiError> {
+    let mut out = HashMap::new();
+    for (k, v) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+        if !allowed.contains(&k.as_ref()) {
+            return Err(error(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "unknown query parameter {k:?} (expected: {})",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+        if v.is_empty() {
+            return Err(error(
+                StatusCode::BAD_REQUEST,
+                format!("query parameter {k} is empty"),
+            ));
+        }
+        if out.insert(k.to_string(), v.to_string()).is_some() {
+            return Err(error(
+                StatusCode::BAD_REQUEST,
+                format!("query parameter {k} is given twice"),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+async fn new_run(
+    State(s): State<Scenarios>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, ApiError> {
+    let q = query(raw.as_deref(), &["scenario", "expose"])?;
+    let expose = match q.get("expose").map(String::as_str) {
+        None | Some("all") => true,
+        Some("none") => false,
+        Some(other) => {
+            return Err(error(
+                StatusCode::BAD_REQUEST,
+                format!("expose={other:?}: use all (the default) or none"),
+            ))
+        }
+    };
+    let Some(id) = q.get("scenario") else {
+        return Err(error(
+            StatusCode::BAD_REQUEST,
+            "query parameter scenario is missing",
+        ));
+    };
+    let Some(case) = s.find(id) else {
+        return Err(error(
+            StatusCode::NOT_FOUND,
+            format!("no scenario {id:?} in the fixture file"),
+        ));
+    };
+    let mut runs = s.inner.runs.lock().unwrap();
+    runs.next += 1;
+    let run = runs.next;
+    runs.by_id.insert(
+        run,
+        Run {
+            case,
+            expose,
+            first_arrival: None,
+            requests: Vec::new(),
+        },
+    );
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(json!({"run": run.to_string(), "scenario": id, "base": format!("/runs/{run}")})),
+    )
+        .into_response())
+}
+
+/// Every run so far, oldest first: its id, scenario and how many requests reached it.
+async fn list_runs(State(s): State<Scenarios>) -> Response {
+    let runs = s.inner.runs.lock().unwrap();
+    let mut ids: Vec<_> = runs.by_id.keys().copied().collect();
+    ids.sort_unstable();
+    let list: Vec<Value> = ids
+        .into_iter()
+        .map(|id| {
+            let r = &runs.by_id[&id];
+            json!({"run": id.to_string(), "scenario": s.case(r.case).id, "requests": r.requests.len()})
+        })
+        .collect();
+    axum::Json(list).into_response()
+}
+
+fn run_id(raw: &str) -> Result<u64, ApiError> {
+    raw.parse().map_err(|_| {
+        error(
+            StatusCode::BAD_REQUEST,
+            format!("run {raw:?} is not a run number"),
+        )
+    })
+}
+
+async fn run_report(
+    State(s): State<Scenarios>,
+    Path(run): Path<String>,
+) -> Result<Response, ApiError> {
+    let run = run_id(&run)?;
+    let runs = s.inner.runs.lock().unwrap();
+    let Some(r) = runs.by_id.get(&run) else {
+        return Err(error(StatusCode::NOT_FOUND, format!("no run {run}")));
+    };
+    let zero = r.first_arrival;
+    let ms = |t: Instant| zero.map_or(0, |z| t.duration_since(z).as_millis() as u64);
+    let requests: Vec<Value> = r
+        .requests
+        .iter()
+        .enumerate()
+        .map(|(i, rec)| {
+            let (state, status, ended_ms) = match rec.ended {
+                None => ("in_flight", None, None),
+                Some((t, Ended::Answered(s))) => ("answered", Some(s), Some(ms(t))),
+                Some((t, Ended::Aborted)) => ("aborted", None, Some(ms(t))),
+            };
+            json!({"n": i + 1, "arrived_ms": ms(rec.arrived), "state": state, "status": status, "ended_ms": ended_ms})
+        })
+        .collect();
+    Ok(axum::Json(json!({
+        "run": run.to_string(),
+        "scenario": s.case(r.case).id,
+        "requests": requests,
+    }))
+    .into_response())
+}
+
+async fn palettes(
+    State(s): State<Scenarios>,
+    Path(run): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, ApiError> {
+    let run = run_id(&run)?;
+    let q = query(raw.as_deref(), &["collection"])?;
+    let now = Instant::now();
+    let (case, index, zero, expose) = {
+        let mut runs = s.inner.runs.lock().unwrap();
+        let Some(r) = runs.by_id.get_mut(&run) else {
+            return Err(error(StatusCode::NOT_FOUND, format!("no run {run}")));
+        };
+        let case = s.case(r.case);
+        let Some(collection) = q.get("collection") else {
+            return Err(error(
+                StatusCode::BAD_REQUEST,
+                "query parameter collection is missing",
+            ));
+        };
+        if let Some(serves) = case.request.query.get("collection") {
+            if serves != collection {
+                return Err(error(
+                    StatusCode::NOT_FOUND,
+                    format!(
+                        "no collection {collection:?} in scenario {} (it serves {serves:?})",
+                        case.id
+                    ),
+                ));
+            }
+        }
+        let zero = *r.first_arrival.get_or_insert(now);
+        r.requests.push(Record {
+            arrived: now,
+            ended: None,
+        });
+        (r.case, r.requests.len() - 1, zero, r.expose)
+    };
+    let mut guard = AbortGuard {
+        scenarios: s.clone(),
+        run,
+        index,
+        answered: false,
+    };
+    let case_index = case;
+    let case = s.case(case);
+    let Some(attempt) = case.attempts.get(index) else {
+        guard.end(Ended::Answered(409));
+        return Err(error(
+            StatusCode::CONFLICT,
+            format!(
+                "scenario {} lists {} attempts; this is request {}",
+                case.id,
+                case.attempts.len(),
+                index + 1
+            ),
+        ));
+    };
+    // No duration: the attempt never answers; the client's cap must abort it (the guard records
+    // that when the connection goes).
+    let Some(delay) = attempt.duration else {
+        return std::future::pending().await;
+    };
+    let delay = delay.min(case.policy.attempt_cap().saturating_sub(AT_CAP_MARGIN));
+    tokio::time::sleep(delay).await;
+    let response = match &attempt.answer {
+        Answer::Response {
+            status,
+            headers,
+            body,
+        } => answer(
+            case,
+            s.bodies(case_index),
+            *status,
+            headers,
+            body.as_deref(),
+            zero.elapsed(),
+        ),
+        Answer::TransportFailure => {
+            // What a limiter without CORS headers looks like to a page on another origin.
+            let mut r = error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "no CORS headers on purpose",
+            )
+            .into_response();
+            r.extensions_mut().insert(NoCors);
+            r
+        }
+        // The model refuses a duration on an attempt with no answer; never answer it either way.
+        Answer::NoAnswer => return std::future::pending().await,
+    };
+    let mut response = response;
+    if !expose {
+        response.extensions_mut().insert(HideHeaders);
+    }
+    guard.end(Ended::Answered(response.status().as_u16()));
+    Ok(response)
+}

@@ -1,0 +1,63 @@
+//! The run registry: which case each run plays, and every request that reached it.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use crate::Scenarios;
+
+#[derive(Default)]
+pub(crate) struct Runs {
+    pub(crate) next: u64,
+    pub(crate) by_id: HashMap<u64, Run>,
+}
+
+pub(crate) struct Run {
+    pub(crate) case: usize,
+    /// Whether answers name `Retry-After` and `Date` in `Access-Control-Expose-Headers`.
+    pub(crate) expose: bool,
+    /// When the run's first request arrived: elapsed zero of the scenario.
+    pub(crate) first_arrival: Option<Instant>,
+    pub(crate) requests: Vec<Record>,
+}
+
+/// One request as the server saw it.
+pub(crate) struct Record {
+    pub(crate) arrived: Instant,
+    pub(crate) ended: Option<(Instant, Ended)>,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) enum Ended {
+    Answered(u16),
+    Aborted,
+}
+
+/// Records an abort if the request's future is dropped before it answered (the client went).
+pub(crate) struct AbortGuard {
+    pub(crate) scenarios: Scenarios,
+    pub(crate) run: u64,
+    pub(crate) index: usize,
+    pub(crate) answered: bool,
+}
+
+impl AbortGuard {
+    pub(crate) fn end(&mut self, ended: Ended) {
+        self.answered = true;
+        let mut runs = self.scenarios.inner.runs.lock().unwrap();
+        if let Some(rec) = runs
+            .by_id
+            .get_mut(&self.run)
+            .and_then(|r| r.requests.get_mut(self.index))
+        {
+            rec.ended.get_or_insert((Instant::now(), ended));
+        }
+    }
+}
+
+impl Drop for AbortGuard {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.end(Ended::Aborted);
+        }
+    }
+}
