@@ -61,17 +61,19 @@ pub fn PaletteListView(
     view! {
         <section class="palette-list" data-testid="palette-list">
             <header>
-                <h2>"Palettes: " {collection}</h2>
+                <h2>{words::palettes_heading(&collection)}</h2>
                 <div class="actions">
                     <Show
                         when=running
                         fallback=move || view! {
                             <button data-testid="retry" on:click=move |_| read.try_again()>
-                                "Try again"
+                                {words::TRY_AGAIN}
                             </button>
                         }
                     >
-                        <button data-testid="cancel" on:click=move |_| read.cancel()>"Cancel"</button>
+                        <button data-testid="cancel" on:click=move |_| read.cancel()>
+                            {words::CANCEL}
+                        </button>
                     </Show>
                 </div>
             </header>
@@ -207,7 +209,7 @@ pub fn TracePanel(
 ) -> impl IntoView {
     view! {
         <details class="trace" open=open>
-            <summary>"Trace"</summary>
+            <summary>{words::TRACE}</summary>
             <ol data-testid="trace">
                 {move || {
                     trace

@@ -9,6 +9,20 @@ use super::report::{Outcome, StopReport, StoppedWhile};
 use super::seconds::{seconds, Precision};
 use super::trace::WaitReason;
 
+/// The Palette List screen's heading: "Palettes: coast".
+pub fn palettes_heading(collection: &str) -> String {
+    format!("Palettes: {collection}")
+}
+
+/// The button that stops a running read (as leaving the screen does).
+pub const CANCEL: &str = "Cancel";
+
+/// The button that starts a new read, with a fresh budget, after a stop.
+pub const TRY_AGAIN: &str = "Try again";
+
+/// The heading of the trace panel.
+pub const TRACE: &str = "Trace";
+
 /// "1 second", "2 seconds", "2.5 seconds": to the tenth, as a person reads a duration. A real
 /// clock's 2.013 s reads "2 seconds".
 pub fn seconds_words(d: Duration) -> String {

@@ -69,6 +69,9 @@ test('navigating away mid-wait: nothing more reaches the server', async () => {
   await sleep(1000);
   await p.getByRole('link', { name: 'About' }).click();
   await p.getByTestId('about').waitFor({ timeout: 2000 });
+  // The About page's figures are the default policy's, read from RetryPolicy::new().
+  assert.match(await p.getByTestId('about-budget').textContent(),
+    /: 20 seconds from the first attempt's start, at most 3 attempts, 4 seconds reserved for each/);
   // The retry would have gone out about 8 s after the countdown appeared.
   await sleep(9000 - (Date.now() - t0));
   const run = await latestRun('user-leaves-while-waiting');
