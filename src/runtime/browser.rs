@@ -17,6 +17,20 @@ use crate::budget::{is_success, words, Outcome, ReadAction, Response, RetryPolic
 /// How often a countdown refreshes while waiting.
 const TICK_MS: u32 = 100;
 
+/// The longest delay `setTimeout` holds (2^31 - 1 ms, about 24.8 days); a longer one fires at
+/// once.
+const MAX_TIMEOUT_MS: u32 = i32::MAX as u32;
+
+/// The delay to arm for a deadline `wait` away: rounded up to the millisecond (a timer that
+/// fires a little early is re-armed; one that fires late is real), and at most what
+/// `setTimeout` can hold, so a longer wait or cap is armed in chunks: the core ignores a wake
+/// before its deadline, and the driver arms the rest.
+fn timer_ms(wait: Duration) -> u32 {
+    u32::try_from(wait.as_micros().div_ceil(1000))
+        .unwrap_or(u32::MAX)
+        .min(MAX_TIMEOUT_MS)
+}
+
 /// The monotonic clock: `performance.now()` as a `Duration`.
 pub fn now() -> Duration {
     let ms = web_sys::window()
@@ -216,9 +230,7 @@ where
         view.trace.try_set(run.action.trace().to_vec());
     }
     run.timer = run.action.poll_timeout().map(|deadline| {
-        let wait = deadline.saturating_sub(now());
-        // Round up: a timer that fires a little early is re-armed; one that fires late is real.
-        let ms = u32::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(u32::MAX);
+        let ms = timer_ms(deadline.saturating_sub(now()));
         let (shared, run_rc) = (shared.clone(), run_rc.clone());
         Timeout::new(ms, move || {
             run_rc.borrow_mut().action.handle_timeout(now());
@@ -304,4 +316,20 @@ fn is_cross_origin(url: &str) -> bool {
         return false;
     };
     web_sys::Url::new_with_base(url, &href).is_ok_and(|u| u.origin() != origin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn a_timer_is_armed_rounded_up_and_within_what_set_timeout_holds() {
+        assert_eq!(timer_ms(Duration::ZERO), 0);
+        assert_eq!(timer_ms(Duration::from_micros(1)), 1);
+        assert_eq!(timer_ms(Duration::from_millis(1500)), 1500);
+        // A 30-day wait: the first chunk is the longest setTimeout holds, not an instant wake.
+        assert_eq!(timer_ms(Duration::from_secs(30 * 86_400)), 2_147_483_647);
+        assert_eq!(timer_ms(Duration::from_secs(u64::MAX)), 2_147_483_647);
+    }
 }
