@@ -50,9 +50,9 @@ cargo test --workspace --locked
 
 if compgen -G "../shared/fixtures/*.json" >/dev/null; then
   say "cross-check: the contract's own fixture files replay"
-  cargo build --locked --release -p palette-list-model --bin replay
+  cargo build --locked -p palette-list-model --bin replay
   for f in ../shared/fixtures/*.json; do
-    if ! out="$(target/release/replay "$f")"; then
+    if ! out="$(target/debug/replay "$f")"; then
       printf '%s\n' "$out"
       echo "$f does not replay as its expect blocks say" >&2
       exit 1
