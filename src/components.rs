@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use serde::de::DeserializeOwned;
 
 use crate::budget::{seconds, words, Precision, RetryPolicy, StopReport, TraceEvent, WaitReason};
-use crate::palettes::{Palette, PaletteCollection};
+use crate::palettes::{CssColor, Palette, PaletteCollection};
 use crate::runtime::{use_budgeted_get, BudgetedRead, ReadState};
 
 /// The Palette List screen: reads `{api_base}/palettes?collection={collection}` under a finite
@@ -119,7 +119,9 @@ where
     }
 }
 
-/// The palettes as names with colour swatches.
+/// The palettes as names with colour swatches. The API's data is data: a name is text, and a
+/// colour is painted only when [`CssColor::parse`] reads it as one; anything else is an
+/// explicitly invalid swatch, with no style at all.
 #[component]
 pub fn PaletteGrid(
     /// The palettes to show, in order.
@@ -137,14 +139,23 @@ pub fn PaletteGrid(
                                 {p
                                     .colors
                                     .into_iter()
-                                    .map(|c| {
-                                        view! {
+                                    .map(|raw| match CssColor::parse(&raw) {
+                                        Some(color) => view! {
                                             <span
                                                 class="swatch"
-                                                title=c.clone()
-                                                style=format!("background-color: {c}")
+                                                title=color.as_str().to_owned()
+                                                style=format!("background-color: {}", color.as_str())
                                             ></span>
                                         }
+                                        .into_any(),
+                                        None => view! {
+                                            <span
+                                                class="swatch invalid"
+                                                data-testid="invalid-swatch"
+                                                title=words::not_a_colour(&raw)
+                                            ></span>
+                                        }
+                                        .into_any(),
                                     })
                                     .collect_view()}
                             </span>

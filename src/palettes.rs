@@ -18,15 +18,233 @@ pub struct Palette {
     pub id: String,
     /// The name shown to the user.
     pub name: String,
-    /// CSS colours, e.g. `#0b3c5d`.
+    /// CSS colours as the API sent them, e.g. `#0b3c5d`: data, checked by [`CssColor::parse`]
+    /// before anything is painted with them.
     pub colors: Vec<String>,
 }
+
+/// A colour the screen may paint with: only a CSS hex colour (`#rgb`, `#rgba`, `#rrggbb`,
+/// `#rrggbbaa`) or a CSS named colour, and nothing else. Its text is rebuilt from what was
+/// parsed (lower-case hex, or the name from the list below), so no character of the API's
+/// data ever reaches a `style` attribute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CssColor(String);
+
+impl CssColor {
+    /// The colour `text` names, or `None` when it is anything else: `red;background:url(…)`,
+    /// `rgb(…)`, `#12`, an unknown name. Surrounding spaces are not part of a colour.
+    pub fn parse(text: &str) -> Option<CssColor> {
+        let text = text.trim_matches([' ', '\t']);
+        if let Some(hex) = text.strip_prefix('#') {
+            let digits: Option<String> = hex
+                .chars()
+                .map(|c| c.to_digit(16).and_then(|d| char::from_digit(d, 16)))
+                .collect();
+            return digits
+                .filter(|d| matches!(d.len(), 3 | 4 | 6 | 8))
+                .map(|d| CssColor(format!("#{d}")));
+        }
+        let lower = text.to_ascii_lowercase();
+        NAMED_COLORS
+            .iter()
+            .find(|n| **n == lower)
+            .map(|n| CssColor((*n).to_owned()))
+    }
+
+    /// The colour as CSS text, safe to paint with.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The CSS named colours (CSS Color 4), and `transparent`.
+const NAMED_COLORS: &[&str] = &[
+    "aliceblue",
+    "antiquewhite",
+    "aqua",
+    "aquamarine",
+    "azure",
+    "beige",
+    "bisque",
+    "black",
+    "blanchedalmond",
+    "blue",
+    "blueviolet",
+    "brown",
+    "burlywood",
+    "cadetblue",
+    "chartreuse",
+    "chocolate",
+    "coral",
+    "cornflowerblue",
+    "cornsilk",
+    "crimson",
+    "cyan",
+    "darkblue",
+    "darkcyan",
+    "darkgoldenrod",
+    "darkgray",
+    "darkgreen",
+    "darkgrey",
+    "darkkhaki",
+    "darkmagenta",
+    "darkolivegreen",
+    "darkorange",
+    "darkorchid",
+    "darkred",
+    "darksalmon",
+    "darkseagreen",
+    "darkslateblue",
+    "darkslategray",
+    "darkslategrey",
+    "darkturquoise",
+    "darkviolet",
+    "deeppink",
+    "deepskyblue",
+    "dimgray",
+    "dimgrey",
+    "dodgerblue",
+    "firebrick",
+    "floralwhite",
+    "forestgreen",
+    "fuchsia",
+    "gainsboro",
+    "ghostwhite",
+    "gold",
+    "goldenrod",
+    "gray",
+    "green",
+    "greenyellow",
+    "grey",
+    "honeydew",
+    "hotpink",
+    "indianred",
+    "indigo",
+    "ivory",
+    "khaki",
+    "lavender",
+    "lavenderblush",
+    "lawngreen",
+    "lemonchiffon",
+    "lightblue",
+    "lightcoral",
+    "lightcyan",
+    "lightgoldenrodyellow",
+    "lightgray",
+    "lightgreen",
+    "lightgrey",
+    "lightpink",
+    "lightsalmon",
+    "lightseagreen",
+    "lightskyblue",
+    "lightslategray",
+    "lightslategrey",
+    "lightsteelblue",
+    "lightyellow",
+    "lime",
+    "limegreen",
+    "linen",
+    "magenta",
+    "maroon",
+    "mediumaquamarine",
+    "mediumblue",
+    "mediumorchid",
+    "mediumpurple",
+    "mediumseagreen",
+    "mediumslateblue",
+    "mediumspringgreen",
+    "mediumturquoise",
+    "mediumvioletred",
+    "midnightblue",
+    "mintcream",
+    "mistyrose",
+    "moccasin",
+    "navajowhite",
+    "navy",
+    "oldlace",
+    "olive",
+    "olivedrab",
+    "orange",
+    "orangered",
+    "orchid",
+    "palegoldenrod",
+    "palegreen",
+    "paleturquoise",
+    "palevioletred",
+    "papayawhip",
+    "peachpuff",
+    "peru",
+    "pink",
+    "plum",
+    "powderblue",
+    "purple",
+    "rebeccapurple",
+    "red",
+    "rosybrown",
+    "royalblue",
+    "saddlebrown",
+    "salmon",
+    "sandybrown",
+    "seagreen",
+    "seashell",
+    "sienna",
+    "silver",
+    "skyblue",
+    "slateblue",
+    "slategray",
+    "slategrey",
+    "snow",
+    "springgreen",
+    "steelblue",
+    "tan",
+    "teal",
+    "thistle",
+    "tomato",
+    "turquoise",
+    "violet",
+    "wheat",
+    "white",
+    "whitesmoke",
+    "yellow",
+    "yellowgreen",
+    "transparent",
+];
 
 #[cfg(test)]
 mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn only_css_colours_are_colours() {
+        let ok = |t: &str| CssColor::parse(t).map(|c| c.as_str().to_owned());
+        assert_eq!(ok("#0b3c5d").as_deref(), Some("#0b3c5d"));
+        assert_eq!(ok("#0B3C5D").as_deref(), Some("#0b3c5d"));
+        assert_eq!(ok("#abc").as_deref(), Some("#abc"));
+        assert_eq!(ok("#abcd").as_deref(), Some("#abcd"));
+        assert_eq!(ok("#11223344").as_deref(), Some("#11223344"));
+        assert_eq!(ok(" Tomato ").as_deref(), Some("tomato"));
+        assert_eq!(ok("RebeccaPurple").as_deref(), Some("rebeccapurple"));
+        assert_eq!(ok("transparent").as_deref(), Some("transparent"));
+        for hostile in [
+            "red;background:url(http://127.0.0.1:9/x)",
+            "red; background-image: url(x)",
+            "#fff;x:y",
+            "url(x)",
+            "rgb(0,0,0)",
+            "expression(alert(1))",
+            "#12",
+            "#12345",
+            "#gggggg",
+            "#１２３",
+            "",
+            "red\"><script>",
+            "blue/**/",
+        ] {
+            assert_eq!(ok(hostile), None, "{hostile:?}");
+        }
+    }
 
     #[test]
     fn the_fixture_body_reads_as_a_collection() {

@@ -45,3 +45,41 @@ fn the_policy_shapes_what_the_server_renders() {
     assert!(html.contains("Attempt 1 of 2"), "{html}");
     assert!(html.contains("a b"), "the name is shown as given: {html}");
 }
+
+#[test]
+fn hostile_palette_data_stays_data() {
+    use palette_list::palettes::Palette;
+    use palette_list::PaletteGrid;
+
+    let palettes = vec![Palette {
+        id: "x".into(),
+        name: r#"<img src=x onerror="alert(1)"> & "quotes""#.into(),
+        colors: vec![
+            "#0B3C5D".into(),
+            "red;background:url(http://127.0.0.1:9/x)".into(),
+            r#"blue" onmouseover="alert(1)"#.into(),
+            "Tomato".into(),
+        ],
+    }];
+    let html = render(|| view! { <PaletteGrid palettes /> }.to_html());
+    // The name is text: escaped, no element made of it.
+    assert!(!html.contains("<img"), "{html}");
+    assert!(html.contains("&lt;img src=x onerror="), "{html}");
+    // Only parsed colours are painted, in their rebuilt form; the rest have no style at all.
+    let styles: Vec<&str> = html
+        .split("style=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
+    assert_eq!(
+        styles,
+        ["background-color: #0b3c5d;", "background-color: tomato;"],
+        "{html}"
+    );
+    assert_eq!(
+        html.matches(r#"data-testid="invalid-swatch""#).count(),
+        2,
+        "{html}"
+    );
+    assert!(!html.contains("onmouseover=\"alert"), "{html}");
+}

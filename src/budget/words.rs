@@ -14,6 +14,11 @@ pub fn palettes_heading(collection: &str) -> String {
     format!("Palettes: {collection}")
 }
 
+/// The title of a swatch whose colour is not a CSS colour (the data, shown as text).
+pub fn not_a_colour(text: &str) -> String {
+    format!("Not a colour: {text:?}")
+}
+
 /// The button that stops a running read (as leaving the screen does).
 pub const CANCEL: &str = "Cancel";
 
@@ -73,10 +78,51 @@ pub const NETWORK_FAILED: &str = "The request failed on the network. A rate limi
 pub const CANNOT_ABORT: &str =
     "This browser cannot abort a request, so the per-attempt cap cannot be kept.";
 
+/// Where a body stopped being the data expected. Only the kind and the place: never a word of
+/// what the body held (a parser's own message quotes it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyProblem {
+    /// Not JSON at all (an HTML error page, say).
+    NotJson {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// JSON, but not of the shape expected.
+    WrongShape {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// The body ended before the JSON did (an empty body, say).
+    Truncated {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+}
+
 /// What failed, for a transport failure: a 2xx arrived but its body was not the JSON expected.
 /// Says where it went wrong, never what the body held.
-pub fn unreadable_body(status: u16) -> String {
-    format!("The service answered {status}, but its body could not be read as the data expected.")
+pub fn unreadable_body(status: u16, problem: Option<BodyProblem>) -> String {
+    let at = match problem {
+        None => String::new(),
+        Some(BodyProblem::NotJson { line, column }) => {
+            format!(" (not JSON, at line {line}, column {column})")
+        }
+        Some(BodyProblem::WrongShape { line, column }) => {
+            format!(" (JSON of another shape, at line {line}, column {column})")
+        }
+        Some(BodyProblem::Truncated { line, column }) => {
+            format!(" (it ended early, at line {line}, column {column})")
+        }
+    };
+    format!(
+        "The service answered {status}, but its body could not be read as the data expected{at}."
+    )
 }
 
 /// A read whose policy is invalid never starts; this says why.
@@ -278,6 +324,25 @@ mod tests {
             "Attempt 2 of 3 in 1 s"
         );
         assert_eq!(attempt_status(1, 3), "Attempt 1 of 3");
+    }
+
+    #[test]
+    fn an_unreadable_body_says_where_never_what() {
+        assert_eq!(
+            unreadable_body(
+                200,
+                Some(BodyProblem::WrongShape {
+                    line: 1,
+                    column: 17
+                })
+            ),
+            "The service answered 200, but its body could not be read as the data expected \
+             (JSON of another shape, at line 1, column 17)."
+        );
+        assert_eq!(
+            unreadable_body(204, None),
+            "The service answered 204, but its body could not be read as the data expected."
+        );
     }
 
     #[test]

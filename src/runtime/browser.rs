@@ -12,7 +12,8 @@ use serde::de::DeserializeOwned;
 use web_sys::AbortController;
 
 use super::{ReadState, View};
-use crate::budget::{is_success, words, Outcome, ReadAction, Response, RetryPolicy, Step};
+use crate::budget::words::{self, BodyProblem};
+use crate::budget::{is_success, Outcome, ReadAction, Response, RetryPolicy, Step};
 
 /// How often a countdown refreshes while waiting.
 const TICK_MS: u32 = 100;
@@ -243,8 +244,8 @@ where
 enum Answer<T> {
     /// Headers arrived (and, for a 2xx, the body was read as `T`).
     Response(Response, Option<T>),
-    /// A 2xx whose body could not be read as the expected JSON.
-    Unreadable(Response),
+    /// A 2xx whose body could not be read as the expected JSON, and where it went wrong.
+    Unreadable(Response, Option<BodyProblem>),
     /// No HTTP response: the network failed, or the fetch was aborted.
     Failed,
 }
@@ -273,7 +274,7 @@ where
                 match resp.json::<T>().await {
                     Ok(data) => Answer::Response(response, Some(data)),
                     // Not the error's text: serde quotes values from the body.
-                    Err(_) => Answer::Unreadable(response),
+                    Err(e) => Answer::Unreadable(response, body_problem(&e)),
                 }
             } else {
                 Answer::Response(response, None)
@@ -290,13 +291,13 @@ where
                 .action
                 .handle_transport_failure(now, words::NETWORK_FAILED),
             // Headers arrived, then the body read was aborted: the core drops the answer.
-            Answer::Unreadable(response) if signal.aborted() => {
+            Answer::Unreadable(response, _) if signal.aborted() => {
                 run.action
                     .handle_response(now, &response, Some(wall_clock()))
             }
-            Answer::Unreadable(response) => run
+            Answer::Unreadable(response, problem) => run
                 .action
-                .handle_transport_failure(now, &words::unreadable_body(response.status)),
+                .handle_transport_failure(now, &words::unreadable_body(response.status, problem)),
             Answer::Response(response, data) => {
                 run.data = data;
                 run.action
@@ -305,6 +306,21 @@ where
         }
     }
     pump(&shared, &run_rc);
+}
+
+/// Where a body failed to parse, from the parser's error, without its words.
+fn body_problem(e: &gloo_net::Error) -> Option<BodyProblem> {
+    use serde_json::error::Category;
+    let gloo_net::Error::SerdeError(e) = e else {
+        return None;
+    };
+    let (line, column) = (e.line(), e.column());
+    match e.classify() {
+        Category::Syntax => Some(BodyProblem::NotJson { line, column }),
+        Category::Data => Some(BodyProblem::WrongShape { line, column }),
+        Category::Eof => Some(BodyProblem::Truncated { line, column }),
+        Category::Io => None,
+    }
 }
 
 /// Whether `url` is on another origin than the page (so `Retry-After` may be hidden by CORS).
