@@ -2,14 +2,16 @@
 //! countdown, the stop message and the trace panel. Each part tests read has a `data-testid`.
 //! Every sentence comes from [`budget::words`](crate::budget::words).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use leptos::prelude::*;
 use serde::de::DeserializeOwned;
 
-use crate::budget::{seconds, words, Precision, RetryPolicy, StopReport, TraceEvent, WaitReason};
+use crate::budget::{seconds, words, Event, Precision, RetryPolicy, StopReport, WaitReason};
 use crate::palettes::{CssColor, Palette, PaletteCollection};
 use crate::runtime::{use_budgeted_get, BudgetedRead, ReadState};
+use crate::timeline::Timeline as Drawing;
 
 /// The Palette List screen: reads `{api_base}/palettes?collection={collection}` under a finite
 /// retry budget and shows the palettes, or which attempt is running, or the countdown to the
@@ -80,7 +82,7 @@ pub fn PaletteListView(
             <div class="body" aria-live="polite">
                 <ReadStatus read loaded />
             </div>
-            <TracePanel trace=read.trace open=trace_open />
+            <TracePanel read open=trace_open />
         </section>
     }
 }
@@ -208,19 +210,24 @@ pub fn StopMessage(
     }
 }
 
-/// The action's events with their elapsed times.
+/// The action's timeline and its events with their elapsed times, in one panel, collapsed by
+/// default. The list is the picture's text alternative.
 #[component]
-pub fn TracePanel(
-    /// The trace to list.
-    #[prop(into)]
-    trace: Signal<Vec<TraceEvent>>,
+pub fn TracePanel<T>(
+    /// The read whose trace to show.
+    read: BudgetedRead<T>,
     /// Shown expanded (default: collapsed).
     #[prop(optional)]
     open: bool,
-) -> impl IntoView {
+) -> impl IntoView
+where
+    T: DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    let trace = read.trace;
     view! {
         <details class="trace" open=open>
             <summary>{words::TRACE}</summary>
+            <Timeline read />
             <ol data-testid="trace">
                 {move || {
                     trace
@@ -242,6 +249,44 @@ pub fn TracePanel(
             </ol>
         </details>
     }
+}
+
+/// The action as a picture ([`timeline`](crate::timeline)): the attempts with their statuses,
+/// the cap reserved before each start, the waits and why, late wakes, the deadline and the
+/// stop. Redrawn at every event, and while waiting once a second, as the countdown changes.
+#[component]
+pub fn Timeline<T>(
+    /// The read to draw.
+    read: BudgetedRead<T>,
+) -> impl IntoView
+where
+    T: DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    static DRAWN: AtomicU64 = AtomicU64::new(0);
+    let id = format!("timeline-{}", DRAWN.fetch_add(1, Ordering::Relaxed));
+    // The elapsed time now, in the countdown's whole-second steps, while waiting.
+    let now = Memo::new(move |_| {
+        let ReadState::Waiting { until, .. } = read.state.get() else {
+            return None;
+        };
+        let planned_end = read.trace.with(|t| {
+            t.iter().rev().find_map(|e| match e.event {
+                Event::WaitPlanned { wait, .. } => Some(e.at + wait),
+                _ => None,
+            })
+        })?;
+        let left = until.saturating_sub(read.clock.get());
+        let left = Duration::from_secs(u64::try_from(left.as_millis().div_ceil(1000)).ok()?);
+        Some(planned_end.saturating_sub(left))
+    });
+    let svg = move || {
+        read.trace.with(|t| {
+            Drawing::from_trace(t, now.get())
+                .map(|d| d.to_svg(&id))
+                .unwrap_or_default()
+        })
+    };
+    view! { <div class="timeline" data-testid="timeline" inner_html=svg></div> }
 }
 
 /// `value` percent-encoded for a URL query: everything but the unreserved characters of

@@ -25,6 +25,7 @@
 //! - [`budget`]: the pure core that decides start / wait / stop, with `now` passed in.
 //! - [`runtime`]: drives the core in the browser ([`use_budgeted_get`] for any JSON `GET`).
 //! - [`components`]: the Palette List screen and the parts it is made of.
+//! - [`timeline`]: the action drawn as a picture, from its trace alone.
 //! - [`palettes`]: the API's data.
 //!
 //! Rendering modes: the crate enables none; turn on `csr`, `hydrate` or `ssr` as your app does.
@@ -37,13 +38,15 @@ pub mod budget;
 pub mod components;
 pub mod palettes;
 pub mod runtime;
+pub mod timeline;
 
 #[doc = include_str!("../docs/contract.md")]
 pub mod contract {}
 
 pub use budget::RetryPolicy;
 pub use components::{
-    Countdown, PaletteGrid, PaletteList, PaletteListView, ReadStatus, StopMessage, TracePanel,
+    Countdown, PaletteGrid, PaletteList, PaletteListView, ReadStatus, StopMessage, Timeline,
+    TracePanel,
 };
 pub use runtime::{use_budgeted_get, BudgetedRead, ReadState};
 

@@ -459,3 +459,32 @@ async fn an_invalid_policy_is_refused_before_any_request() {
     sleep(Duration::from_millis(300)).await;
     assert!(server_saw(&base).await.is_empty());
 }
+
+#[wasm_bindgen_test]
+async fn the_timeline_grows_with_the_action() {
+    // 429 with no Retry-After at 2: the 2 s fallback, attempt 2 at 4, the list at 6.
+    let (base, root, _mounted) = screen("missing-header").await;
+    let count = |kind: &str| {
+        root.query_selector_all(&format!("[data-testid=timeline] [data-kind={kind}]"))
+            .unwrap()
+            .length()
+    };
+    wait_for(Duration::from_secs(1), "attempt 1 on the timeline", || {
+        (count("attempt") == 1).then_some(())
+    })
+    .await;
+    assert_eq!((count("wait"), count("stop")), (0, 0));
+    wait_for(Duration::from_secs(3), "the wait on the timeline", || {
+        (count("wait") == 1).then_some(())
+    })
+    .await;
+    assert_eq!(count("now"), 1, "a live wait shows where now is");
+    wait_for(Duration::from_secs(5), "the stop on the timeline", || {
+        root.query_selector("[data-testid=timeline] [data-kind=stop][data-outcome=succeeded]")
+            .unwrap()
+    })
+    .await;
+    assert_eq!((count("attempt"), count("wait"), count("now")), (2, 1, 0));
+    assert_eq!(count("deadline"), 1);
+    assert_eq!(server_saw(&base).await, ["answered", "answered"]);
+}

@@ -207,3 +207,25 @@ fn a_product_persons_own_schedule_replays() {
     );
     assert!(out.contains("(no expect: nothing compared)"));
 }
+
+#[test]
+fn svg_draws_one_timeline_per_replayed_case() {
+    let dir = std::env::temp_dir().join(format!("palette-list-svg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = replay(&[SHIPPED, "--svg", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    // 14 cases replay; the invalid fixture is refused and has no picture.
+    assert_eq!(names.len(), 14);
+    assert!(names.contains(&"schedule-a-seconds.svg".to_owned()));
+    let svg = std::fs::read_to_string(dir.join("wait-exceeds-budget.svg")).unwrap();
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(svg.contains(r#"data-outcome="budget_exhausted""#));
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    assert_eq!(replay(&[SHIPPED, "--svg"]).status.code(), Some(2));
+}

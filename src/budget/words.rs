@@ -25,8 +25,8 @@ pub const CANCEL: &str = "Cancel";
 /// The button that starts a new read, with a fresh budget, after a stop.
 pub const TRY_AGAIN: &str = "Try again";
 
-/// The heading of the trace panel.
-pub const TRACE: &str = "Trace";
+/// The heading of the trace panel (the timeline and the list of events).
+pub const TRACE: &str = "Timeline and trace";
 
 /// "1 second", "2 seconds", "2.5 seconds": to the tenth, as a person reads a duration. A real
 /// clock's 2.013 s reads "2 seconds".
@@ -123,6 +123,51 @@ pub fn unreadable_body(status: u16, problem: Option<BodyProblem>) -> String {
     format!(
         "The service answered {status}, but its body could not be read as the data expected{at}."
     )
+}
+
+/// The timeline picture's title.
+pub fn timeline_title() -> String {
+    "Timeline of the read: attempts, waits, the reserved cap and the deadline".to_owned()
+}
+
+/// The timeline picture's description, for screen readers: the whole action in one sentence.
+/// `at` is the stop (or now), `outcome` `None` while it runs.
+pub fn timeline_summary(
+    attempts: usize,
+    max_attempts: u32,
+    at: Duration,
+    budget: Duration,
+    outcome: Option<Outcome>,
+) -> String {
+    let end = match outcome {
+        Some(o) => format!("stopped {}", o.name()),
+        None => "still running".to_owned(),
+    };
+    format!(
+        "{attempts} of {max_attempts} attempts in {} of a {}-second budget; {end}.",
+        seconds_words(at),
+        seconds(budget, Precision::Exact)
+    )
+}
+
+/// A wait's label on the timeline: why it is this long, briefly.
+pub fn wait_label(reason: &WaitReason) -> String {
+    let s = |d: Duration| seconds(d, Precision::Exact);
+    match reason {
+        WaitReason::ServerDelay(d) => format!("server asked {} s", s(*d)),
+        WaitReason::ServerDate { delay, .. } => format!("server date, {} s", s(*delay)),
+        WaitReason::Fallback { wait, .. } => format!("fallback {} s", s(*wait)),
+    }
+}
+
+/// How late a wait's timer woke, on the timeline.
+pub fn late_label(late: Duration) -> String {
+    format!("woke {} s late", seconds(late, Precision::Millis))
+}
+
+/// The deadline's label on the timeline.
+pub fn deadline_label(budget: Duration) -> String {
+    format!("deadline {} s", seconds(budget, Precision::Exact))
 }
 
 /// A read whose policy is invalid never starts; this says why.

@@ -1,24 +1,35 @@
-//! `replay FILE [--json]`: replays every case of a fixture file through the budget core.
+//! `replay FILE [--json] [--svg DIR]`: replays every case of a fixture file through the budget
+//! core.
 //!
 //! Prints a readable timeline per case and OK or the exact mismatches (or, with `--json`, one
-//! JSON array with an object per case). Exits 0 when every case matches its `expect` and every
+//! JSON array with an object per case). With `--svg DIR` it also draws each replayed case's
+//! timeline into `DIR/<id>.svg`, with the same code the screen uses. Exits 0 when every case matches its `expect` and every
 //! invalid fixture is refused with its reason, 1 otherwise, 2 when the file cannot be read.
 
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use palette_list::budget::{seconds, Precision};
+use palette_list::timeline::Timeline;
 use palette_list_model::expect::{check_case, judge_invalid, InvalidVerdict};
 use palette_list_model::{timeline, Case, CaseError, Fixture};
 use serde_json::{json, Map, Value};
 
-const USAGE: &str = "usage: replay FILE [--json]";
+const USAGE: &str = "usage: replay FILE [--json] [--svg DIR]";
 
 fn main() -> ExitCode {
     let mut file = None;
     let mut as_json = false;
-    for arg in std::env::args().skip(1) {
+    let mut svg_dir = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
         match arg.as_str() {
             "--json" => as_json = true,
+            "--svg" => match args.next() {
+                Some(dir) => svg_dir = Some(PathBuf::from(dir)),
+                None => return usage("--svg needs a folder"),
+            },
             "-h" | "--help" => {
                 println!("{USAGE}\nReplays every case of a fixture file through the budget core.");
                 return ExitCode::SUCCESS;
@@ -38,10 +49,20 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let all = results(&fixture);
+    if let Some(dir) = &svg_dir {
+        match write_pictures(dir, &all) {
+            Ok(n) => eprintln!("replay: drew {n} timelines in {}", dir.display()),
+            Err(e) => {
+                eprintln!("replay: --svg {}: {e}", dir.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
     let (out, ok) = if as_json {
-        run_json(&fixture)
+        run_json(all)
     } else {
-        run_text(&fixture)
+        run_text(&fixture, &all)
     };
     println!("{out}");
     if ok {
@@ -56,11 +77,38 @@ fn usage(problem: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// One case's result: its JSON object and its readable lines, and whether it passed.
+/// One case's result: its JSON object and its readable lines, whether it passed, and its
+/// timeline picture where it replayed.
 struct Checked {
     json: Map<String, Value>,
     lines: Vec<String>,
     ok: bool,
+    picture: Option<(String, String)>,
+}
+
+/// Writes each replayed case's picture to `dir/<id>.svg`; an id's characters other than ASCII
+/// letters, digits, `.`, `-` and `_` become `_`. Returns how many were written.
+fn write_pictures(dir: &Path, all: &[Checked]) -> Result<usize, String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let mut written = HashSet::new();
+    for (id, svg) in all.iter().filter_map(|c| c.picture.as_ref()) {
+        let name: String = id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if !written.insert(name.clone()) {
+            return Err(format!("two cases would both be drawn as {name}.svg"));
+        }
+        let path = dir.join(format!("{name}.svg"));
+        std::fs::write(&path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(written.len())
 }
 
 fn check(parsed: &Result<Case, CaseError>) -> Checked {
@@ -96,6 +144,8 @@ fn check(parsed: &Result<Case, CaseError>) -> Checked {
             .into_iter()
             .map(|l| format!("   {l}")),
     );
+    let picture = Timeline::from_trace(&checked.replay.trace, None)
+        .map(|t| (case.id.clone(), t.to_svg(&case.id)));
     let ok = checked.passes();
     let mut json = checked.json;
     json.insert("source".into(), json!(case.source));
@@ -131,7 +181,12 @@ fn check(parsed: &Result<Case, CaseError>) -> Checked {
             }
         }
     }
-    Checked { json, lines, ok }
+    Checked {
+        json,
+        lines,
+        ok,
+        picture,
+    }
 }
 
 fn refused(e: &CaseError, label: &str) -> Checked {
@@ -143,6 +198,7 @@ fn refused(e: &CaseError, label: &str) -> Checked {
         json,
         lines: vec![format!("== {}", e.case), format!("   {label}: {e}")],
         ok: false,
+        picture: None,
     }
 }
 
@@ -164,6 +220,7 @@ fn results(fixture: &Fixture) -> Vec<Checked> {
                     format!("   NOT REFUSED: expected \"{}\"", inv.expect_error),
                 ],
                 ok: false,
+                picture: None,
             },
         };
         c.ok = verdict.passes();
@@ -179,13 +236,12 @@ fn results(fixture: &Fixture) -> Vec<Checked> {
     all
 }
 
-fn run_text(fixture: &Fixture) -> (String, bool) {
-    let all = results(fixture);
+fn run_text(fixture: &Fixture, all: &[Checked]) -> (String, bool) {
     let mut out = Vec::new();
     if let Some(about) = &fixture.about {
         out.push(about.clone());
     }
-    for c in &all {
+    for c in all {
         out.extend(c.lines.iter().cloned());
     }
     let failed = all.iter().filter(|c| !c.ok).count();
@@ -198,8 +254,7 @@ fn run_text(fixture: &Fixture) -> (String, bool) {
     (out.join("\n"), failed == 0)
 }
 
-fn run_json(fixture: &Fixture) -> (String, bool) {
-    let all = results(fixture);
+fn run_json(all: Vec<Checked>) -> (String, bool) {
     let ok = all.iter().all(|c| c.ok);
     let array = Value::Array(all.into_iter().map(|c| Value::Object(c.json)).collect());
     (
