@@ -79,9 +79,10 @@ pub fn PaletteListView(
                     </Show>
                 </div>
             </header>
-            <div class="body" aria-live="polite">
+            <div class="body">
                 <ReadStatus read loaded />
             </div>
+            <Announcer read />
             <TracePanel read open=trace_open />
         </section>
     }
@@ -118,6 +119,49 @@ where
             <p class="stop" data-testid="refused">{words::refused(&error)}</p>
         }
         .into_any(),
+    }
+}
+
+/// What a screen reader hears, in a polite live region of its own: the attempt, the wait with
+/// its reason (once, when it begins, not a ticking clock), and the outcome. Visually hidden.
+#[component]
+pub fn Announcer<T>(
+    /// The read to announce.
+    read: BudgetedRead<T>,
+) -> impl IntoView
+where
+    T: DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    let text = Memo::new(move |_| read.state.with(|s| words::announcement(&summary(s))));
+    view! {
+        <p
+            data-testid="announce"
+            aria-live="polite"
+            style="position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap"
+        >
+            {text}
+        </p>
+    }
+}
+
+/// A read's state without its data or clock: what the live region says.
+fn summary<T>(state: &ReadState<T>) -> words::Said {
+    match state {
+        ReadState::Loading { attempt, of } => words::Said::Attempt {
+            attempt: *attempt,
+            of: *of,
+        },
+        ReadState::Waiting {
+            next, of, reason, ..
+        } => words::Said::Waiting {
+            next: *next,
+            of: *of,
+            reason: reason.clone(),
+        },
+        ReadState::Loaded { report, .. } | ReadState::Stopped(report) => {
+            words::Said::Stopped(report.message())
+        }
+        ReadState::Refused(e) => words::Said::Refused(words::refused(e)),
     }
 }
 

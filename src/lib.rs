@@ -45,8 +45,8 @@ pub mod contract {}
 
 pub use budget::RetryPolicy;
 pub use components::{
-    Countdown, PaletteGrid, PaletteList, PaletteListView, ReadStatus, StopMessage, Timeline,
-    TracePanel,
+    Announcer, Countdown, PaletteGrid, PaletteList, PaletteListView, ReadStatus, StopMessage,
+    Timeline, TracePanel,
 };
 pub use runtime::{use_budgeted_get, BudgetedRead, ReadState};
 

@@ -488,3 +488,81 @@ async fn the_timeline_grows_with_the_action() {
     assert_eq!(count("deadline"), 1);
     assert_eq!(server_saw(&base).await, ["answered", "answered"]);
 }
+
+#[wasm_bindgen_test]
+async fn a_wait_wakes_once_a_second_and_is_announced_once() {
+    // 429 at 2 asks for 8 s: the countdown runs from 8 to 1.
+    let base = post_run("user-leaves-while-waiting").await;
+    let (read, _mounted) = mount_hook(
+        format!("{base}/palettes?collection=coast"),
+        RetryPolicy::new(),
+        None,
+    );
+    wait_for(Duration::from_secs(4), "the wait", || {
+        matches!(read.state.get_untracked(), ReadState::Waiting { .. }).then_some(())
+    })
+    .await;
+    // Every write of the clock is a new reading of now(): count the distinct readings.
+    let mut readings = vec![read.clock.get_untracked()];
+    let end = now() + Duration::from_millis(3_050);
+    while now() < end {
+        sleep(Duration::from_millis(20)).await;
+        let c = read.clock.get_untracked();
+        if readings.last() != Some(&c) {
+            readings.push(c);
+        }
+    }
+    let writes = readings.len() - 1;
+    assert!(
+        (3..=4).contains(&writes),
+        "{writes} clock writes in 3 s: {readings:?}"
+    );
+    // Each write came when the whole seconds shown changed, not on a fixed interval.
+    for pair in readings.windows(2).skip(1) {
+        let gap = pair[1] - pair[0];
+        assert!(
+            gap.abs_diff(Duration::from_secs(1)) <= Duration::from_millis(60),
+            "{gap:?}"
+        );
+    }
+    read.cancel();
+    sleep(Duration::from_millis(100)).await;
+    assert_eq!(server_saw(&base).await, ["answered"]);
+}
+
+#[wasm_bindgen_test]
+async fn the_live_region_says_the_wait_once_and_then_the_outcome() {
+    let (base, root, _mounted) = screen("user-leaves-while-waiting").await;
+    let first = wait_for(Duration::from_secs(4), "the countdown", || {
+        text(&root, "countdown")
+    })
+    .await;
+    let said = text(&root, "announce").unwrap();
+    assert_eq!(
+        said,
+        "Waiting before attempt 2 of 3. The service asked for 8 s."
+    );
+    sleep(Duration::from_millis(2_100)).await;
+    tick().await;
+    assert_ne!(
+        text(&root, "countdown").unwrap(),
+        first,
+        "the countdown ticks"
+    );
+    assert_eq!(
+        text(&root, "announce").unwrap(),
+        said,
+        "the live region does not"
+    );
+    click(&root, "cancel");
+    let stopped = wait_for(Duration::from_secs(1), "the stop", || {
+        text(&root, "announce").filter(|t| t.starts_with("Stopped"))
+    })
+    .await;
+    assert!(
+        stopped.starts_with("Stopped: you left before the read finished. Last response: 429."),
+        "{stopped}"
+    );
+    sleep(Duration::from_millis(100)).await;
+    assert_eq!(server_saw(&base).await, ["answered"]);
+}

@@ -35,5 +35,5 @@ pub use retry_after::{
     delay_until, parse_date_header, parse_retry_after, receipt_clock, HeaderNote,
     InvalidRetryAfter, RetryAfter,
 };
-pub use seconds::{seconds, Precision};
+pub use seconds::{next_change, seconds, Precision};
 pub use trace::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};

@@ -50,6 +50,29 @@ pub fn seconds(d: Duration, precision: Precision) -> String {
     }
 }
 
+/// When a countdown shown with [`Precision::WholeUp`] next changes: `left` is the time left now,
+/// and the answer is how long until the shown number drops by one (`None` when it shows 1 or
+/// less, which it keeps until the end). A countdown armed this way wakes once a second.
+///
+/// ```
+/// use std::time::Duration;
+/// use palette_list::budget::next_change;
+///
+/// let ms = Duration::from_millis;
+/// assert_eq!(next_change(ms(2_300)), Some(ms(300))); // "3 s" becomes "2 s" in 0.3 s
+/// assert_eq!(next_change(ms(2_000)), Some(ms(1_000))); // "2 s" becomes "1 s" in 1 s
+/// assert_eq!(next_change(ms(900)), None); // "1 s" until the end
+/// ```
+pub fn next_change(left: Duration) -> Option<Duration> {
+    const SECOND: Duration = Duration::from_secs(1);
+    if left <= SECOND {
+        return None;
+    }
+    let shown = left.as_nanos().div_ceil(SECOND.as_nanos());
+    let next = Duration::from_secs(u64::try_from(shown - 1).unwrap_or(u64::MAX));
+    Some(left - next)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,6 +118,22 @@ mod tests {
         assert_eq!(seconds(ms(2050), Precision::Tenths), "2.1");
         assert_eq!(seconds(ms(999), Precision::Tenths), "1");
         assert_eq!(seconds(Duration::ZERO, Precision::Tenths), "0");
+    }
+
+    #[test]
+    fn a_countdown_changes_exactly_when_its_number_does() {
+        for left_ms in [1_001u64, 1_500, 2_000, 2_001, 7_999, 8_000, 30_000_123] {
+            let left = ms(left_ms);
+            let step = next_change(left).unwrap();
+            let shown = |d| seconds(d, Precision::WholeUp);
+            assert!(step > Duration::ZERO && step <= Duration::from_secs(1));
+            // Just before the step the number is unchanged; at the step it is one less.
+            assert_eq!(shown(left - step + Duration::from_nanos(1)), shown(left));
+            let now: u64 = shown(left).parse().unwrap();
+            assert_eq!(shown(left - step), (now - 1).to_string(), "{left_ms}");
+        }
+        assert_eq!(next_change(ms(1_000)), None);
+        assert_eq!(next_change(Duration::ZERO), None);
     }
 
     #[test]

@@ -170,6 +170,45 @@ pub fn deadline_label(budget: Duration) -> String {
     format!("deadline {} s", seconds(budget, Precision::Exact))
 }
 
+/// What the live region says about a read: its state, without a clock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Said {
+    /// An attempt is in flight.
+    Attempt {
+        /// Which one.
+        attempt: u32,
+        /// Of how many.
+        of: u32,
+    },
+    /// Waiting before the next attempt.
+    Waiting {
+        /// The attempt that comes next.
+        next: u32,
+        /// Of how many.
+        of: u32,
+        /// Why the wait is this long.
+        reason: WaitReason,
+    },
+    /// The stop message.
+    Stopped(Vec<String>),
+    /// Why the read could not start.
+    Refused(String),
+}
+
+/// The live region's sentence: said once per state, so a screen reader hears the attempt, the
+/// wait and why, and the outcome, never a ticking number.
+pub fn announcement(said: &Said) -> String {
+    match said {
+        Said::Attempt { attempt, of } => attempt_status(*attempt, *of),
+        Said::Waiting { next, of, reason } => format!(
+            "Waiting before attempt {next} of {of}. {}",
+            wait_reason(reason)
+        ),
+        Said::Stopped(lines) => lines.iter().take(2).cloned().collect::<Vec<_>>().join(" "),
+        Said::Refused(text) => text.clone(),
+    }
+}
+
 /// A read whose policy is invalid never starts; this says why.
 pub fn refused(error: &PolicyError) -> String {
     format!("This read is misconfigured: {error}")

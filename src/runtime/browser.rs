@@ -2,10 +2,10 @@
 //! `performance.now()` and `setTimeout`.
 
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use gloo_timers::callback::{Interval, Timeout};
+use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
@@ -13,10 +13,7 @@ use web_sys::AbortController;
 
 use super::{ReadState, View};
 use crate::budget::words::{self, BodyProblem};
-use crate::budget::{is_success, Outcome, ReadAction, Response, RetryPolicy, Step};
-
-/// How often a countdown refreshes while waiting.
-const TICK_MS: u32 = 100;
+use crate::budget::{is_success, next_change, Outcome, ReadAction, Response, RetryPolicy, Step};
 
 /// The longest delay `setTimeout` holds (2^31 - 1 ms, about 24.8 days); a longer one fires at
 /// once.
@@ -119,8 +116,9 @@ struct Run<T> {
     fetch: Option<AbortController>,
     /// The core's one timer; dropping it clears it.
     timer: Option<Timeout>,
-    /// The countdown's refresh while waiting.
-    ticker: Option<Interval>,
+    /// The countdown's refresh while waiting: armed for the next change of the number shown,
+    /// so it wakes once a second.
+    ticker: Option<Timeout>,
     /// A 2xx body, parsed, waiting for the core's verdict.
     data: Option<T>,
 }
@@ -206,10 +204,7 @@ where
                         until,
                         reason,
                     });
-                    let clock = view.clock;
-                    run.ticker = Some(Interval::new(TICK_MS, move || {
-                        clock.try_set(now());
-                    }));
+                    run.ticker = countdown_tick(Rc::downgrade(run_rc), view.clock, until);
                 }
             }
             Step::Stop(report) => {
@@ -238,6 +233,23 @@ where
             pump(&shared, &run_rc);
         })
     });
+}
+
+/// Arms the countdown's next refresh: when the whole seconds shown before `until` next change
+/// (the `clock` signal is written then, and only then). `None` once it shows its last second.
+fn countdown_tick<T: 'static>(
+    run: Weak<RefCell<Run<T>>>,
+    clock: RwSignal<Duration>,
+    until: Duration,
+) -> Option<Timeout> {
+    let step = next_change(until.saturating_sub(now()))?;
+    Some(Timeout::new(timer_ms(step), move || {
+        clock.try_set(now());
+        if let Some(run) = run.upgrade() {
+            let next = countdown_tick(Rc::downgrade(&run), clock, until);
+            run.borrow_mut().ticker = next;
+        }
+    }))
 }
 
 /// What one fetch came back with.
