@@ -4,9 +4,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use palette_list::budget::{
-    parse_retry_after, Event, Outcome, RetryAfter, RetryPolicy, StatusSet, WaitReason,
-};
+use palette_list::budget::{parse_retry_after, Event, Outcome, RetryAfter, RetryPolicy, StatusSet};
 use palette_list_model::{replay, Answer, Attempt, Case, Request};
 use proptest::prelude::*;
 
@@ -43,6 +41,38 @@ fn policy() -> impl Strategy<Value = RetryPolicy> {
                     .with_trust_local_clock(trust)
             })
         })
+}
+
+/// The delay a `Retry-After` value asks for, worked out here from the text alone, apart from
+/// the core's parser: delay-seconds by digits (saturating), and this file's only date form
+/// (noon plus 0-59 s, as [`retry_after`] makes them) against the receipt's clock evidence (the
+/// `Date` value, else the trusted local clock), rounded up to whole seconds. `None` where the
+/// value is not a valid hint.
+fn oracle_delay(
+    retry_after: Option<&str>,
+    date: Option<&str>,
+    local: Option<SystemTime>,
+) -> Option<Duration> {
+    let v = retry_after?.trim_matches([' ', '\t']);
+    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+        let n = v.bytes().fold(0u128, |n, b| {
+            (n * 10 + u128::from(b - b'0')).min(u128::from(u64::MAX))
+        });
+        return Some(Duration::from_secs(n as u64));
+    }
+    let noon_plus = |text: &str| -> Option<SystemTime> {
+        let s = text
+            .strip_prefix("Mon, 01 Jan 2024 12:00:")?
+            .strip_suffix(" GMT")?;
+        (s.len() == 2).then_some(())?;
+        Some(noon() + Duration::from_secs(s.parse().ok()?))
+    };
+    let until = noon_plus(v)?;
+    let receipt = date.and_then(noon_plus).or(local)?;
+    Some(match until.duration_since(receipt) {
+        Ok(d) => Duration::from_secs(d.as_secs() + u64::from(d.subsec_nanos() > 0)),
+        Err(_) => Duration::ZERO,
+    })
 }
 
 /// A Retry-After value of every kind: none, digits, huge, invalid, a date near the receipt.
@@ -157,23 +187,68 @@ proptest! {
     #[test]
     fn a_valid_server_delay_is_never_shortened(case in case()) {
         let r = replay(&case).expect("a valid case always replays");
-        let mut planned: Option<(Duration, Duration)> = None; // (decided at, at least until)
+        let p = &case.client_policy();
+        // The delay the last retryable answer asked for, by the oracle: (receipt, delay).
+        let mut asked: Option<(Duration, Duration)> = None;
         for e in &r.trace {
             match &e.event {
-                Event::WaitPlanned { wait, reason, .. } => {
-                    let asked = match reason {
-                        WaitReason::ServerDelay(d) => *d,
-                        WaitReason::ServerDate { delay, .. } => *delay,
-                        WaitReason::Fallback { wait, .. } => *wait,
-                    };
-                    prop_assert!(*wait >= asked && *wait >= case.policy.min_wait());
-                    planned = Some((e.at, e.at + *wait));
+                Event::ResponseReceived { status, retry_after, date, .. }
+                    if p.retry_statuses().contains(*status) =>
+                {
+                    let local = case.wall_clock_at(e.at).filter(|_| p.trust_local_clock());
+                    asked = oracle_delay(retry_after.as_deref(), date.as_deref(), local)
+                        .map(|d| (e.at, d));
+                }
+                Event::WaitPlanned { wait, .. } => {
+                    if let Some((_, delay)) = asked {
+                        prop_assert!(*wait >= delay.max(p.min_wait()), "wait {wait:?}, asked {delay:?}");
+                    }
                 }
                 Event::AttemptStarted { attempt } if *attempt > 1 => {
-                    let (_, until) = planned.take().expect("a retry follows a planned wait");
-                    prop_assert!(e.at >= until, "attempt {attempt} at {:?} before {until:?}", e.at);
+                    if let Some((at, delay)) = asked.take() {
+                        let until = at.saturating_add(delay.max(p.min_wait()));
+                        prop_assert!(e.at >= until, "attempt {attempt} at {:?} before {until:?}", e.at);
+                    }
+                }
+                Event::Stopped(report) => {
+                    // A stop that a server delay decided names that delay, unshortened.
+                    if let (Some(requested), Some((_, delay))) = (report.requested_delay, asked) {
+                        prop_assert_eq!(requested, delay);
+                    }
                 }
                 _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn where_a_retry_fits_it_starts_exactly_at_the_end_of_its_wait(case in case()) {
+        let r = replay(&case).expect("a valid case always replays");
+        let p = &case.policy;
+        let events: Vec<_> = r.trace.iter().collect();
+        let mut wait_number = 0;
+        for (i, e) in events.iter().enumerate() {
+            let Event::WaitPlanned { wait, .. } = e.event else { continue };
+            let late = case.timer_late_by.get(wait_number).copied().unwrap_or_default();
+            wait_number += 1;
+            let wake = e.at + wait + late;
+            if case.user_leaves_at.is_some_and(|leave| leave <= wake) {
+                continue; // the user leaves first: nothing may start
+            }
+            // The next two events: the wake, then the attempt (or the stop the wake decided).
+            let woke = events.get(i + 1).map(|e| (e.at, &e.event));
+            prop_assert!(matches!(woke, Some((at, Event::TimerWoke { .. })) if at == wake), "{woke:?}");
+            let next = events.get(i + 2).map(|e| (e.at, &e.event));
+            if wake + p.attempt_cap() <= p.budget() {
+                prop_assert!(
+                    matches!(next, Some((at, Event::AttemptStarted { .. })) if at == wake),
+                    "a retry that fits at {wake:?} did not start: {next:?}"
+                );
+            } else {
+                prop_assert!(
+                    matches!(next, Some((at, Event::Stopped(s))) if at == wake && s.outcome == Outcome::BudgetExhausted),
+                    "{next:?}"
+                );
             }
         }
     }

@@ -18,6 +18,50 @@ use crate::routes::error;
 /// exactly the cap would land just after it, and the client would rightly abort it.
 pub const AT_CAP_MARGIN: Duration = Duration::from_millis(50);
 
+/// The last instant an HTTP date can name: Fri, 31 Dec 9999 23:59:59 GMT.
+const LAST_HTTP_DATE: Duration = Duration::from_secs(253_402_300_799);
+
+/// `t` as an HTTP date, or `None` past year 9999, which the format cannot carry.
+fn http_date(t: SystemTime) -> Option<String> {
+    let since = t.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    (since <= LAST_HTTP_DATE).then(|| httpdate::fmt_http_date(t))
+}
+
+/// Whether `case` can be played starting `now`: every `Retry-After` date it names, moved onto the
+/// real clock (at most its distance from the case's earliest wall-clock time, plus the budget),
+/// must still be an HTTP date. `Err` names the attempt that cannot.
+pub(crate) fn playable(case: &Case, now: SystemTime) -> Result<(), String> {
+    for (i, attempt) in case.attempts.iter().enumerate() {
+        let Some(Ok(RetryAfter::Date(d))) =
+            attempt.answer.header("Retry-After").map(parse_retry_after)
+        else {
+            continue;
+        };
+        let earliest = attempt
+            .answer
+            .header("Date")
+            .and_then(palette_list::budget::parse_date_header)
+            .or(case.wall_clock_at_zero);
+        let Some(earliest) = earliest else {
+            continue; // sent as written: nothing is moved
+        };
+        let ahead = d.duration_since(earliest).unwrap_or_default() + case.policy.budget();
+        let fits = now
+            .checked_add(ahead)
+            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .is_some_and(|t| t <= LAST_HTTP_DATE);
+        if !fits {
+            return Err(format!(
+                "scenario {} cannot be played: attempt {}'s Retry-After date, moved onto today's \
+                 clock, would fall after year 9999, which an HTTP date cannot carry",
+                case.id,
+                i + 1
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The fixture's answer, moved onto the real clock. The run's first request is the scenario's
 /// elapsed zero, so the fixture's wall-clock time of this receipt is `wall_clock_at_zero` plus the
 /// real elapsed time (or the attempt's own `Date`). The server sends its real time as `Date`, and
@@ -66,17 +110,29 @@ pub(crate) fn answer(
                         .map_or(0, |x| x.as_secs_f64().round() as u64),
                 )
             };
+            // A date before the epoch is as past as the epoch; one past 9999 cannot be sent.
             let moved = if d >= receipt {
-                now + distance(d, receipt)
+                now.checked_add(distance(d, receipt))
             } else {
-                now - distance(receipt, d)
+                let back = now.checked_sub(distance(receipt, d));
+                Some(back.map_or(SystemTime::UNIX_EPOCH, |t| t.max(SystemTime::UNIX_EPOCH)))
             };
-            value = httpdate::fmt_http_date(moved);
+            let Some(text) = moved.and_then(http_date) else {
+                return error(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    format!(
+                        "scenario {}: this Retry-After date, moved onto today's clock, falls after year 9999",
+                        case.id
+                    ),
+                )
+                .into_response();
+            };
+            value = text;
         }
         builder = builder.header(name.as_str(), value);
     }
-    if receipt.is_some() {
-        builder = builder.header(header::DATE, httpdate::fmt_http_date(now));
+    if let (Some(_), Some(date)) = (receipt, http_date(now)) {
+        builder = builder.header(header::DATE, date);
     }
     let body = match body.and_then(|b| bodies.get(b)) {
         Some(v) => {

@@ -113,6 +113,8 @@ async fn new_run(
             format!("no scenario {id:?} in the fixture file"),
         ));
     };
+    crate::clock::playable(s.case(case), std::time::SystemTime::now())
+        .map_err(|e| error(StatusCode::UNPROCESSABLE_ENTITY, e))?;
     let mut runs = s.inner.runs.lock().unwrap();
     runs.next += 1;
     let run = runs.next;

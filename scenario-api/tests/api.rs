@@ -27,7 +27,11 @@ const FIXTURE: &str = r##"{
 }"##;
 
 async fn serve() -> String {
-    let scenarios = scenario_api::Scenarios::new(vec![FIXTURE.to_owned()]).unwrap();
+    serve_with(FIXTURE).await
+}
+
+async fn serve_with(fixture: &str) -> String {
+    let scenarios = scenario_api::Scenarios::new(vec![fixture.to_owned()]).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(scenario_api::serve(
@@ -382,4 +386,37 @@ fn the_binary_listens_on_a_free_port_and_stops_by_itself() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no/such.json"));
+}
+
+#[tokio::test]
+async fn dates_at_the_ends_of_the_calendar_never_panic() {
+    let fixture = FIXTURE.replace(
+        r#"{ "id": "silent","#,
+        r#"{ "id": "year-9999", "attempts": [
+            { "duration_s": 0.1, "status": 429, "headers": { "Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT" } } ] },
+        { "id": "epoch", "attempts": [
+            { "duration_s": 0.1, "status": 429, "headers": {
+                "Date": "Fri, 31 Dec 9999 23:59:00 GMT", "Retry-After": "Thu, 01 Jan 1970 00:00:00 GMT" } } ] },
+        { "id": "silent","#,
+    );
+    assert_ne!(fixture, FIXTURE);
+    let addr = serve_with(&fixture).await;
+    // Moved onto today's clock, a date near year 9999 falls past it: the run is refused, in JSON.
+    let r = send(&addr, "POST", "/runs?scenario=year-9999").await;
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert_eq!(
+        r.json()["error"],
+        "scenario year-9999 cannot be played: attempt 1's Retry-After date, moved onto today's \
+         clock, would fall after year 9999, which an HTTP date cannot carry"
+    );
+    // A date before the receipt by more than the years since 1970 is played as the epoch: past.
+    let base = new_run(&addr, "epoch").await;
+    let r = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
+    assert_eq!(r.status, 429);
+    assert_eq!(
+        r.header("retry-after"),
+        Some("Thu, 01 Jan 1970 00:00:00 GMT")
+    );
+    // And the server is still there.
+    assert_eq!(send(&addr, "GET", "/runs").await.status, 200);
 }

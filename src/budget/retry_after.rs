@@ -99,6 +99,9 @@ pub fn parse_retry_after(value: &str) -> Result<RetryAfter, InvalidRetryAfter> {
 
 /// A short reason for a value that is neither form, for the trace.
 fn why_invalid(v: &str) -> &'static str {
+    if several_values(v) {
+        return "several values: the header came more than once, and browsers join repeats with commas";
+    }
     let first = v.as_bytes()[0];
     let numeric_tail = |s: &str| {
         !s.is_empty()
@@ -119,6 +122,31 @@ fn why_invalid(v: &str) -> &'static str {
     } else {
         "neither delay-seconds nor an HTTP date"
     }
+}
+
+/// Whether `v` is two or more valid `Retry-After` values joined with `", "`, as `fetch`
+/// presents a header that was sent more than once (`3, 3`). A date's own comma, after its
+/// weekday, is part of the date; `1,5` (no space) is a decimal comma, not a list.
+fn several_values(v: &str) -> bool {
+    let parts: Vec<&str> = v.split(", ").collect();
+    let mut values = 0;
+    let mut i = 0;
+    while i < parts.len() {
+        let part = parts[i];
+        if !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) {
+            i += 1;
+        } else if httpdate::parse_http_date(part).is_ok() {
+            i += 1; // asctime, which has no comma
+        } else if i + 1 < parts.len()
+            && httpdate::parse_http_date(&format!("{part}, {}", parts[i + 1])).is_ok()
+        {
+            i += 2; // a weekday, then the rest of its date
+        } else {
+            return false;
+        }
+        values += 1;
+    }
+    values >= 2
 }
 
 /// The wait a `Retry-After` date asks for, given the receipt's wall-clock time: a past date is
@@ -220,6 +248,28 @@ mod tests {
         assert!(parse_retry_after("1 2").is_err());
         assert!(parse_retry_after("0x10").is_err());
         assert!(parse_retry_after("1e3").is_err());
+    }
+
+    #[test]
+    fn a_repeated_header_is_several_values() {
+        let several =
+            "several values: the header came more than once, and browsers join repeats with commas";
+        for v in [
+            "3, 3",
+            "120, 0",
+            "Mon, 01 Jan 2024 12:00:06 GMT, Mon, 01 Jan 2024 12:00:06 GMT",
+            "3, Mon, 01 Jan 2024 12:00:06 GMT",
+            "Mon Jan  1 12:00:06 2024, 5",
+        ] {
+            assert_eq!(reason(v), several, "{v:?}");
+        }
+        // One value with a stray comma, or a list with something invalid in it, is not.
+        assert_eq!(reason("1,5"), "a fraction is not delay-seconds");
+        assert_ne!(reason("3, soon"), several);
+        assert_ne!(reason("3,"), several);
+        assert_ne!(reason(", 3"), several);
+        // A lone date keeps its comma and stays one valid value.
+        assert!(parse_retry_after("Mon, 01 Jan 2024 12:00:06 GMT").is_ok());
     }
 
     #[test]
