@@ -23,6 +23,8 @@ const RIGHT: f64 = 24.0;
 const BAR_Y: f64 = 38.0;
 const BAR_H: f64 = 20.0;
 const AXIS_Y: f64 = 96.0;
+/// How late a wake must be for the picture to say so in words.
+const LATE_WORTH_A_LABEL: Duration = Duration::from_millis(100);
 /// The longest `Retry-After` value a label shows whole (the full value is the bar's tooltip).
 const LABEL_VALUE: usize = 12;
 
@@ -407,13 +409,20 @@ impl Timeline {
         );
         if !w.late.is_zero() {
             let x_woke = self.x(w.planned_until + w.late);
-            let late = words::late_label(w.late);
-            let ly = rows.place(x_plan, &late);
             let _ = write!(
                 s,
-                r##"<line data-kind="late" x1="{x_plan:.1}" y1="{y}" x2="{x_woke:.1}" y2="{y}" stroke="#b3261e" stroke-width="3"/><text x="{x_plan:.1}" y="{ly}" fill="#b3261e">{}</text>"##,
-                esc(&late),
+                r##"<line data-kind="late" x1="{x_plan:.1}" y1="{y}" x2="{x_woke:.1}" y2="{y}" stroke="#b3261e" stroke-width="3"/>"##
             );
+            // A few milliseconds late is every timer's jitter: drawn, but not labelled.
+            if w.late >= LATE_WORTH_A_LABEL {
+                let late = words::late_label(w.late);
+                let ly = rows.place(x_plan, &late);
+                let _ = write!(
+                    s,
+                    r##"<text x="{x_plan:.1}" y="{ly}" fill="#b3261e">{}</text>"##,
+                    esc(&late)
+                );
+            }
         }
         s.push_str("</g>");
     }
