@@ -54,6 +54,19 @@ install_chromium() {
   fi
 }
 
+# Debian's Firefox ESR, and geckodriver from crates.io (built once), for the same browser tests.
+install_firefox() {
+  if ! command -v firefox-esr >/dev/null && ! command -v firefox >/dev/null; then
+    say "installing Debian's firefox-esr"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq firefox-esr >/dev/null
+  fi
+  if ! geckodriver --version 2>/dev/null | grep -q '^geckodriver 0.37.1'; then
+    say "installing geckodriver 0.37.1; a few minutes"
+    cargo install --locked geckodriver@0.37.1 --force
+  fi
+}
+
 install_trunk() {
   if ! trunk --version 2>/dev/null | grep -qx 'trunk 0.21.14'; then
     say "installing trunk 0.21.14 (0.22 needs a newer rustc); about ten minutes"

@@ -4,7 +4,8 @@
 # (core, model, fixtures, properties, server-side rendering, the replay tool, the scenario API,
 # doc tests); the outside fixtures, where ../shared/fixtures exists; the wasm tests in headless
 # Chromium (core and fixtures, then the runtime and components in real time against the
-# scenario API); then the end-to-end test of the release build. Installs what is missing first.
+# scenario API), then the same in headless Firefox; then the end-to-end test of the release
+# build. Installs what is missing first.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/install.sh"
 cd "$root"
@@ -13,6 +14,7 @@ install_wasm_target
 install_wasm_bindgen_cli
 install_wasm_pack
 install_chromium
+install_firefox
 install_trunk
 install_wasm_opt
 install_playwright
@@ -65,10 +67,12 @@ fi
 
 say "wasm tests in headless Chromium, against the scenario API"
 cargo build --locked -p scenario-api
-start_scenario_api --port 0 --stop-after 1200 --fixtures tests/fixtures/schedules.json \
+start_scenario_api --port 0 --stop-after 2400 --fixtures tests/fixtures/schedules.json \
   --fixtures tests/fixtures/edge-cases.json --fixtures tests/fixtures/written-elsewhere.json
 # The URL is baked into the browser tests at compile time; the real-time sweep takes minutes.
 WASM_BINDGEN_TEST_TIMEOUT=1200 wasm-pack test --headless --chrome -- --locked
+say "the same wasm tests in headless Firefox (ESR), against the same scenario API"
+WASM_BINDGEN_TEST_TIMEOUT=1200 wasm-pack test --headless --firefox -- --locked
 stop_scenario_api
 
 say "end to end: the release build in Chromium"

@@ -27,7 +27,7 @@ fn every_replay() -> Vec<Replay> {
 #[test]
 fn every_case_is_drawn_where_its_trace_says() {
     let all = every_replay();
-    assert_eq!(all.len(), 14 + 16 + 4);
+    assert_eq!(all.len(), 14 + 17 + 4);
     for r in &all {
         let t = Timeline::from_trace(&r.trace, None).expect("a trace starts with its action");
         // One bar per attempt started, from its start; each cap hatch ends at start + cap.

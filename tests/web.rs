@@ -1,4 +1,4 @@
-//! The browser runtime and the components in headless Chromium, in real time, against the
+//! The browser runtime and the components in headless Chromium and Firefox, in real time, against the
 //! scenario API on loopback (started by `scripts/test.sh`, which bakes its URL in at compile
 //! time as `SCENARIO_API`). The server counts requests on the wire.
 #![cfg(target_arch = "wasm32")]
@@ -237,7 +237,7 @@ async fn every_fixture_case_through_the_real_runtime() {
             }
         }
     }
-    assert_eq!(played, 14 + 14 + 4);
+    assert_eq!(played, 14 + 15 + 4);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -565,4 +565,105 @@ async fn the_live_region_says_the_wait_once_and_then_the_outcome() {
     );
     sleep(Duration::from_millis(100)).await;
     assert_eq!(server_saw(&base).await, ["answered"]);
+}
+
+/// Counts the page's pending `setTimeout` timers from now on, by wrapping `setTimeout` and
+/// `clearTimeout` (gloo-timers calls the global each time).
+fn count_pending_timers() -> impl Fn() -> u32 {
+    let install = js_sys::Function::new_no_args(
+        "const w = globalThis;
+         if (!w.__pendingTimers) {
+           const pending = new Set();
+           const set = w.setTimeout.bind(w), clear = w.clearTimeout.bind(w);
+           w.setTimeout = function (f, ms, ...args) {
+             const id = set(function () {
+               pending.delete(id);
+               if (typeof f === 'function') { f.apply(this, args); }
+             }, ms);
+             pending.add(id);
+             return id;
+           };
+           w.clearTimeout = function (id) { pending.delete(id); clear(id); };
+           w.__pendingTimers = pending;
+         }",
+    );
+    install.call0(&wasm_bindgen::JsValue::NULL).unwrap();
+    || {
+        let pending = js_sys::Reflect::get(&js_sys::global(), &"__pendingTimers".into()).unwrap();
+        js_sys::Reflect::get(&pending, &"size".into())
+            .unwrap()
+            .as_f64()
+            .unwrap() as u32
+    }
+}
+
+#[wasm_bindgen_test]
+async fn leaving_a_thousand_times_leaves_nothing_behind() {
+    // 429 at 0.1, wait 0.5, 429 at 0.7, wait 0.5, 200 at 1.3: loading and waiting by turns.
+    let case = case("quick-429s-then-palettes");
+    let pending_timers = count_pending_timers();
+    // A small xorshift, seeded: the points of leaving are random but the same every run.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut random_ms = move |below: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % below
+    };
+    // (the run's prefix, requests the client had started when its screen left)
+    let mut left = Vec::new();
+    for _batch in 0..20 {
+        let mut screens = Vec::new();
+        for _ in 0..50 {
+            let base = post_run(&case.id).await;
+            let (read, mounted) = mount_hook(
+                format!("{base}/palettes?collection=coast"),
+                case.client_policy(),
+                None,
+            );
+            // Some leave before the read has even started (before the next tick).
+            let after = match random_ms(10) {
+                0 => Duration::ZERO,
+                _ => Duration::from_millis(random_ms(1_400)),
+            };
+            screens.push((base, read, Some(mounted), now() + after));
+        }
+        while screens.iter().any(|s| s.2.is_some()) {
+            for (base, read, mounted, at) in &mut screens {
+                if mounted.is_some() && now() >= *at {
+                    let started = read
+                        .trace
+                        .get_untracked()
+                        .iter()
+                        .filter(|e| {
+                            matches!(e.event, palette_list::budget::Event::AttemptStarted { .. })
+                        })
+                        .count();
+                    drop(mounted.take());
+                    left.push((base.clone(), started));
+                }
+            }
+            sleep(Duration::from_millis(5)).await;
+        }
+    }
+    assert_eq!(left.len(), 1_000);
+    // Past every wait and cap a leaked action could still have.
+    sleep(Duration::from_millis(2_500)).await;
+    assert_eq!(pending_timers(), 0, "a timer outlived its screen");
+    let mut reached = 0;
+    for (base, started) in &left {
+        let saw = live::server_requests(base).await.unwrap();
+        assert!(
+            saw.len() <= *started,
+            "{base}: {} requests reached the server, {started} were started before leaving",
+            saw.len()
+        );
+        assert!(
+            saw.iter().all(|r| r.state != "in_flight"),
+            "{base}: a request is still in flight on the server: {saw:?}"
+        );
+        reached += saw.len();
+    }
+    // The screens did read: most left after a request or two.
+    assert!(reached > 500, "{reached} requests in all");
 }
