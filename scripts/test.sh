@@ -68,7 +68,8 @@ fi
 say "wasm tests in headless Chromium, against the scenario API"
 cargo build --locked -p scenario-api
 start_scenario_api --port 0 --stop-after 2400 --fixtures tests/fixtures/schedules.json \
-  --fixtures tests/fixtures/edge-cases.json --fixtures tests/fixtures/written-elsewhere.json
+  --fixtures tests/fixtures/edge-cases.json --fixtures tests/fixtures/written-elsewhere.json \
+  --fixtures tests/fixtures/bodies.json
 # The URL is baked into the browser tests at compile time; the real-time sweep takes minutes.
 WASM_BINDGEN_TEST_TIMEOUT=1200 wasm-pack test --headless --chrome -- --locked
 say "the same wasm tests in headless Firefox (ESR), against the same scenario API"

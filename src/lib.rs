@@ -24,6 +24,7 @@
 //!
 //! - [`budget`]: the pure core that decides start / wait / stop, with `now` passed in.
 //! - [`runtime`]: drives the core in the browser ([`use_budgeted_get`] for any JSON `GET`).
+//! - [`body`]: the one rule for reading a 2xx body (a size limit, then JSON, or where not).
 //! - [`components`]: the Palette List screen and the parts it is made of.
 //! - [`timeline`]: the action drawn as a picture, from its trace alone.
 //! - [`palettes`]: the API's data.
@@ -34,6 +35,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod body;
 pub mod budget;
 pub mod components;
 pub mod palettes;

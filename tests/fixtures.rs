@@ -16,6 +16,9 @@ const SHIPPED: &str = include_str!("fixtures/schedules.json");
 const EDGE: &str = include_str!("fixtures/edge-cases.json");
 /// A file as another team might write it (no request, no clock, numbers JSON cannot hold).
 const ELSEWHERE: &str = include_str!("fixtures/written-elsewhere.json");
+/// Answers as real APIs and proxies send them: 2xx bodies that are not palettes, dates before
+/// 1970, RFC 850's two-digit year.
+const BODIES: &str = include_str!("fixtures/bodies.json");
 
 /// Replays every case and judges every invalid fixture; returns how many were checked.
 fn check_all(text: &str) -> usize {
@@ -58,6 +61,28 @@ fn every_edge_case_replays_to_its_expect() {
 #[test]
 fn a_file_written_elsewhere_replays() {
     assert_eq!(check_all(ELSEWHERE), 4);
+}
+
+#[test]
+fn answers_as_real_apis_send_them_replay() {
+    assert_eq!(check_all(BODIES), 13);
+}
+
+#[test]
+fn no_body_text_reaches_the_trace_or_the_message() {
+    let fixture = Fixture::parse(BODIES).unwrap();
+    for case in fixture.cases.iter().flatten() {
+        let out = replay(case).unwrap().to_json();
+        let text = serde_json::Value::Object(out).to_string();
+        for secret in [
+            "SECRET-TOKEN-42",
+            "Bad Gateway",
+            "tracker.example",
+            "tide-pool",
+        ] {
+            assert!(!text.contains(secret), "{}: {secret} in {text}", case.id);
+        }
+    }
 }
 
 #[test]
@@ -224,4 +249,27 @@ fn duplicate_ids_are_refused() {
         e.to_string(),
         "case schedule-a-seconds, id: another case has the same id"
     );
+}
+
+#[test]
+fn a_streamed_filler_is_n_bytes_of_json_that_never_closes() {
+    use palette_list::body::read_json;
+    use palette_list::budget::BodyProblem;
+    use palette_list::palettes::PaletteCollection;
+    use palette_list_model::Body;
+    for n in [1u64, 2, 3, 65_536, 65_537, 200_001] {
+        let bytes: Vec<u8> = Body::Filler(n).chunks().flatten().collect();
+        assert_eq!(bytes.len() as u64, n);
+        assert!(bytes.starts_with(&b"[0,0"[..(n as usize).min(4)]), "{n}");
+        // Cut anywhere, it is JSON that ended early, never something that is not JSON.
+        assert!(
+            matches!(
+                read_json::<PaletteCollection>(&bytes),
+                Err(BodyProblem::Truncated { .. } | BodyProblem::WrongShape { .. })
+            ),
+            "{n}"
+        );
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(!text.contains("00") && !text.contains(",,"), "{n}");
+    }
 }

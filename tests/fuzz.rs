@@ -46,6 +46,9 @@ fn value() -> impl Strategy<Value = Value> {
         "Retry-After",
         "Date",
         "body",
+        "body_text",
+        "body_bytes",
+        "max_body_bytes",
         "failure",
         "user_leaves_at_s",
         "timer_late_by_s",
@@ -76,6 +79,11 @@ fn value() -> impl Strategy<Value = Value> {
             "no_answer",
             "coast",
             "succeeded",
+            "unreadable_response",
+            "<html>",
+            "{\"collection\": \"coast\", \"palettes\": []}",
+            "Sun, 06 Nov 1960 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
             "missing",
             "invalid",
             "",
@@ -120,6 +128,26 @@ proptest! {
             }
             Ok(RetryAfter::Date(_)) => {}
             Err(e) => prop_assert!(!e.reason.is_empty() && e.value == s),
+        }
+    }
+
+    #[test]
+    fn any_body_is_palettes_or_a_problem_that_quotes_nothing(
+        body in prop::collection::vec(any::<u8>(), 0..200),
+        limit in 1u64..300,
+        chunk in 1usize..64,
+    ) {
+        let mut reader = palette_list::body::BodyReader::new(limit, None).unwrap();
+        let read = body
+            .chunks(chunk)
+            .try_for_each(|c| reader.push(c))
+            .and_then(|()| reader.finish::<palette_list::palettes::PaletteCollection>());
+        if let Err(problem) = read {
+            let words = palette_list::budget::words::body_problem(problem);
+            // Only the kind and the place: no byte of the body is ever quoted.
+            let quoted = words.chars().any(|c| !c.is_ascii_alphanumeric() && !" ,.()".contains(c));
+            prop_assert!(!quoted, "{words}");
+            prop_assert_eq!(body.len() as u64 > limit, matches!(problem, palette_list::budget::BodyProblem::TooLarge { .. }));
         }
     }
 

@@ -10,10 +10,11 @@ use palette_list::budget::Event;
 use palette_list::timeline::{BarAnswer, Timeline};
 use palette_list_model::{replay, Fixture, Replay};
 
-const FILES: [&str; 3] = [
+const FILES: [&str; 4] = [
     include_str!("fixtures/schedules.json"),
     include_str!("fixtures/edge-cases.json"),
     include_str!("fixtures/written-elsewhere.json"),
+    include_str!("fixtures/bodies.json"),
 ];
 
 fn every_replay() -> Vec<Replay> {
@@ -27,7 +28,7 @@ fn every_replay() -> Vec<Replay> {
 #[test]
 fn every_case_is_drawn_where_its_trace_says() {
     let all = every_replay();
-    assert_eq!(all.len(), 14 + 17 + 4);
+    assert_eq!(all.len(), 14 + 17 + 4 + 9);
     for r in &all {
         let t = Timeline::from_trace(&r.trace, None).expect("a trace starts with its action");
         // One bar per attempt started, from its start; each cap hatch ends at start + cap.

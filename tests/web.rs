@@ -24,6 +24,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 const SHIPPED: &str = include_str!("fixtures/schedules.json");
 const EDGE: &str = include_str!("fixtures/edge-cases.json");
 const ELSEWHERE: &str = include_str!("fixtures/written-elsewhere.json");
+const BODIES: &str = include_str!("fixtures/bodies.json");
 /// How far the real runtime may be from the fixture's times.
 const TOLERANCE: Duration = Duration::from_millis(150);
 
@@ -37,7 +38,7 @@ fn api() -> &'static str {
 }
 
 fn case(id: &str) -> Case {
-    [SHIPPED, EDGE, ELSEWHERE]
+    [SHIPPED, EDGE, ELSEWHERE, BODIES]
         .iter()
         .flat_map(|t| Fixture::parse(t).unwrap().cases)
         .flatten()
@@ -153,6 +154,23 @@ fn mount_hook(
     (read, handle)
 }
 
+/// A fresh run of scenario `id`, read by the hook under the case's policy (nothing staged) until
+/// it stops, within 6 s; the run's prefix and how the read ended.
+async fn run_to_stop(id: &str) -> (String, StopReport) {
+    let case = case(id);
+    let base = post_run(&case.id).await;
+    let (read, _mounted) = mount_hook(
+        format!("{base}/palettes?collection=coast"),
+        case.client_policy(),
+        None,
+    );
+    let report = wait_for(Duration::from_secs(6), "the stop", || {
+        report_of(&read.state.get_untracked())
+    })
+    .await;
+    (base, report)
+}
+
 /// Plays one case in real time, staged as its fixture says, then holds the trace against its
 /// `expect` (within the tolerance) and the server's count against the model's.
 async fn play(case: &Case) -> Result<(), String> {
@@ -226,7 +244,7 @@ const NOT_ON_THE_WIRE: [&str; 2] = [
 async fn every_fixture_case_through_the_real_runtime() {
     let mut failures = Vec::new();
     let mut played = 0;
-    for text in [SHIPPED, EDGE, ELSEWHERE] {
+    for text in [SHIPPED, EDGE, ELSEWHERE, BODIES] {
         for case in Fixture::parse(text).unwrap().cases.into_iter().flatten() {
             if NOT_ON_THE_WIRE.contains(&case.id.as_str()) {
                 continue;
@@ -237,7 +255,7 @@ async fn every_fixture_case_through_the_real_runtime() {
             }
         }
     }
-    assert_eq!(played, 14 + 15 + 4);
+    assert_eq!(played, 14 + 15 + 4 + 9);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -291,17 +309,7 @@ async fn leaving_in_flight_aborts_on_the_wire_and_the_late_answer_is_never_shown
 
 #[wasm_bindgen_test]
 async fn a_server_that_never_answers_is_aborted_at_the_cap() {
-    let case = case("no-answer-is-aborted-at-the-cap");
-    let base = post_run(&case.id).await;
-    let (read, _mounted) = mount_hook(
-        format!("{base}/palettes?collection=coast"),
-        case.client_policy(),
-        None,
-    );
-    let report = wait_for(Duration::from_secs(6), "the stop", || {
-        report_of(&read.state.get_untracked())
-    })
-    .await;
+    let (base, report) = run_to_stop("no-answer-is-aborted-at-the-cap").await;
     assert_eq!(report.outcome, Outcome::AttemptTimedOut);
     assert!(
         report.at.abs_diff(Duration::from_millis(3500)) <= TOLERANCE,
@@ -565,6 +573,74 @@ async fn the_live_region_says_the_wait_once_and_then_the_outcome() {
     );
     sleep(Duration::from_millis(100)).await;
     assert_eq!(server_saw(&base).await, ["answered"]);
+}
+
+#[wasm_bindgen_test]
+async fn a_body_with_no_end_is_not_read_whole() {
+    // 200 at 1 s, then 50 MiB streamed with no Content-Length. The 1 MiB limit stops the read.
+    let memory = || {
+        wasm_bindgen::memory()
+            .unchecked_into::<js_sys::WebAssembly::Memory>()
+            .buffer()
+            .unchecked_into::<js_sys::ArrayBuffer>()
+            .byte_length()
+    };
+    let before = memory();
+    let (base, report) = run_to_stop("endless-body-past-the-limit").await;
+    assert_eq!(report.outcome, Outcome::UnreadableResponse);
+    assert_eq!(
+        report.message()[2],
+        "Its body is larger than 1 MiB, so reading stopped there. No retry was sent."
+    );
+    // The tab held about the limit, not the body: wasm memory grew by a few MiB at most.
+    let grown = memory().saturating_sub(before);
+    assert!(grown <= 4 << 20, "wasm memory grew {grown} bytes");
+    // The fetch was aborted: the server stopped handing out the body far short of 50 MiB.
+    sleep(Duration::from_millis(300)).await;
+    let saw = live::server_requests(&base).await.unwrap();
+    assert_eq!(saw.len(), 1);
+    assert!(
+        saw[0].body_bytes < 16 << 20,
+        "the server sent {} bytes of 50 MiB",
+        saw[0].body_bytes
+    );
+}
+
+#[wasm_bindgen_test]
+async fn hostile_bodies_never_reach_the_screen() {
+    for (scenario, detail) in [
+        (
+            "json-of-another-shape",
+            "Its body is JSON, but not of the shape expected (line 1, column 50). No retry was sent.",
+        ),
+        (
+            "html-error-page-200",
+            "Its body is not JSON (line 1, column 1). No retry was sent.",
+        ),
+    ] {
+        let (base, root, _mounted) = screen(scenario).await;
+        let outcome = wait_for(Duration::from_secs(3), "the stop", || {
+            text(&root, "stop-outcome")
+        })
+        .await;
+        assert_eq!(
+            outcome,
+            "Stopped: the service answered, but not with data this screen can use."
+        );
+        assert_eq!(
+            text(&root, "stop-last-response").unwrap(),
+            "Last response: 200. Attempts: 1 of 3. Elapsed: 1 second."
+        );
+        assert_eq!(text(&root, "stop-detail").unwrap(), detail);
+        // The 200 is in the trace with its status; nothing of its body is anywhere.
+        assert!(text(&root, "trace").unwrap().contains("attempt 1 answered 200"));
+        let page = root.inner_html();
+        for secret in ["SECRET-TOKEN-42", "Bad Gateway", "tracker.example"] {
+            assert!(!page.contains(secret), "{scenario}: {secret} on the screen");
+        }
+        assert!(root.query_selector("img").unwrap().is_none());
+        assert_eq!(server_saw(&base).await, ["answered"], "not retried");
+    }
 }
 
 /// Counts the page's pending `setTimeout` timers from now on, by wrapping `setTimeout` and

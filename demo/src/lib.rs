@@ -106,11 +106,23 @@ fn PaletteScreen() -> impl IntoView {
 fn ScenarioScreen(cases: Vec<Case>) -> impl IntoView {
     let api = StoredValue::new(api());
     let cases = StoredValue::new(cases);
+    let page_query = use_query_map().get_untracked();
     let picked = RwSignal::new(
-        use_query_map()
-            .get_untracked()
+        page_query
             .get("scenario")
             .unwrap_or_else(|| "schedule-a-seconds".to_owned()),
+    );
+    // How the API misbehaves, passed on to every run: `expose=none` hides Retry-After and Date
+    // from other origins; `moved_to=ORIGIN` redirects the palettes there.
+    let misbehave = StoredValue::new(
+        ["expose", "moved_to"]
+            .into_iter()
+            .filter_map(|k| {
+                page_query
+                    .get(k)
+                    .map(|v| format!("&{k}={}", js_sys::encode_uri_component(&v)))
+            })
+            .collect::<String>(),
     );
     // The current run: (its palettes prefix, its case). A new load is a new run.
     let run = RwSignal::new(None::<Result<(String, Case), String>>);
@@ -122,7 +134,11 @@ fn ScenarioScreen(cases: Vec<Case>) -> impl IntoView {
         };
         let api = api.get_value();
         spawn_local(async move {
-            let query = format!("scenario={}", js_sys::encode_uri_component(&case.id));
+            let query = format!(
+                "scenario={}{}",
+                js_sys::encode_uri_component(&case.id),
+                misbehave.get_value()
+            );
             let started = live::new_run(&api, &query)
                 .await
                 .map(|base| (base, case))

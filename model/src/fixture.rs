@@ -7,7 +7,9 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Map, Value};
 
-use palette_list::budget::{seconds, Precision, RetryPolicy, StatusSet};
+use palette_list::budget::{
+    is_success, seconds, Precision, RetryPolicy, StatusSet, DEFAULT_MAX_BODY_BYTES,
+};
 
 use crate::expect;
 
@@ -70,6 +72,15 @@ pub struct Request {
     pub query: BTreeMap<String, String>,
 }
 
+impl Request {
+    /// What a 2xx whose fixture gives no body sends: the data expected, with no palettes,
+    /// `{"collection":"coast","palettes":[]}` (the collection from `query`, else empty).
+    pub fn expected_data(&self) -> String {
+        let collection = self.query.get("collection").map_or("", String::as_str);
+        serde_json::json!({"collection": collection, "palettes": []}).to_string()
+    }
+}
+
 impl Case {
     /// The policy a client plays this case with: the case's, trusting the local wall clock only
     /// where the case has one. With [`Case::wall_clock_at`] this is the one rule for clock
@@ -106,13 +117,60 @@ pub enum Answer {
         status: u16,
         /// Its headers, as sent by the server.
         headers: Vec<(String, String)>,
-        /// The name of its body in `bodies`.
-        body: Option<String>,
+        /// Its body, if it has one.
+        body: Option<Body>,
     },
     /// (Extension) the network fails after `duration_s`: `"failure": "transport"`.
     TransportFailure,
     /// (Extension) no answer at all, so the cap aborts the attempt: `"failure": "no_answer"`.
     NoAnswer,
+}
+
+/// The longest body a fixture may stream (`body_bytes`): 1 GiB. Replaying one reads up to the
+/// policy's `max_body_bytes` of it, as a browser would.
+pub const MAX_FILLER: u64 = 1 << 30;
+
+/// An answer's body: what the server sends, byte for byte.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Body {
+    /// `"body": NAME`: an entry of the file's `bodies`, sent as its JSON text.
+    Named {
+        /// Its name in `bodies`.
+        name: String,
+        /// Its value there.
+        value: Value,
+    },
+    /// (Extension) `"body_text": TEXT`: exactly this text, whatever it is (an HTML error page
+    /// from a proxy, JSON cut short, JSON of another shape).
+    Text(String),
+    /// (Extension) `"body_bytes": N`: N bytes of a JSON array that never closes (`[0,0,0,…`),
+    /// streamed with no `Content-Length` (a body too large to hold, arriving as it is made).
+    Filler(u64),
+}
+
+impl Body {
+    /// The body's bytes, in the chunks the scenario API sends them (a filler in 64 KiB chunks,
+    /// made as they are taken, so not even the model holds it whole).
+    pub fn chunks(&self) -> Box<dyn Iterator<Item = Vec<u8>> + Send + 'static> {
+        const CHUNK: u64 = 64 * 1024;
+        match self {
+            Body::Named { value, .. } => Box::new(std::iter::once(value.to_string().into_bytes())),
+            Body::Text(text) => Box::new(std::iter::once(text.clone().into_bytes())),
+            Body::Filler(n) => {
+                let n = *n;
+                Box::new((0..n.div_ceil(CHUNK)).map(move |i| {
+                    let len = CHUNK.min(n - i * CHUNK) as usize;
+                    // "[0,0,0,…": after the bracket, odd offsets hold 0 and even ones a comma;
+                    // a chunk starts at an even offset. Bulk copies, quick even in debug.
+                    let mut chunk = if i == 0 { b"[".to_vec() } else { Vec::new() };
+                    let unit: &[u8] = if i == 0 { b"0," } else { b",0" };
+                    chunk.extend_from_slice(&unit.repeat(len.div_ceil(2)));
+                    chunk.truncate(len);
+                    chunk
+                }))
+            }
+        }
+    }
 }
 
 impl Answer {
@@ -363,7 +421,7 @@ impl Defaults<'_> {
         let attempts = attempts
             .iter()
             .enumerate()
-            .map(|(i, a)| self.attempt(&f, i, a, &policy))
+            .map(|(i, a)| self.attempt(&f, i, a, &policy, &request))
             .collect::<Result<Vec<_>, _>>()?;
         let user_leaves_at = f.opt_seconds("user_leaves_at_s")?;
         let timer_late_by = match obj.get("timer_late_by_s") {
@@ -450,7 +508,18 @@ impl Defaults<'_> {
             .enumerate()
             .map(|(i, v)| f.seconds(&format!("policy.fallback_waits_s[{i}]"), v))
             .collect::<Result<Vec<_>, _>>()?;
+        // (Extension) the largest body read; absent, the library's default.
+        let max_body_bytes = match merged.get("max_body_bytes") {
+            None | Some(Value::Null) => DEFAULT_MAX_BODY_BYTES,
+            Some(v) => v.as_u64().ok_or_else(|| {
+                f.err(
+                    "policy.max_body_bytes",
+                    format!("must be a whole number of bytes, got {v}"),
+                )
+            })?,
+        };
         let policy = RetryPolicy::new()
+            .with_max_body_bytes(max_body_bytes)
             .with_budget(budget)
             .with_max_attempts(max_attempts)
             .with_attempt_cap(cap)
@@ -523,6 +592,7 @@ impl Defaults<'_> {
         i: usize,
         raw: &Value,
         policy: &RetryPolicy,
+        request: &Request,
     ) -> Result<Attempt, CaseError> {
         let at = format!("attempts[{i}]");
         let obj = raw
@@ -612,19 +682,55 @@ impl Defaults<'_> {
                         return Err(a.err("headers", format!("must be an object, got {}", kind(v))))
                     }
                 }
-                let body = match obj.get("body") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(name)) if self.bodies.contains_key(name) => {
-                        Some(name.clone())
+                let mut given = ["body", "body_text", "body_bytes"]
+                    .into_iter()
+                    .filter(|k| obj.get(*k).is_some_and(|v| !v.is_null()));
+                if let (Some(first), Some(second)) = (given.next(), given.next()) {
+                    return Err(a.err(
+                        second,
+                        format!("an attempt has one body, and {first} is given"),
+                    ));
+                }
+                let body = match (obj.get("body"), obj.get("body_text"), obj.get("body_bytes")) {
+                    (Some(Value::String(name)), _, _) if self.bodies.contains_key(name) => {
+                        Some(Body::Named {
+                            name: name.clone(),
+                            value: self.bodies[name].clone(),
+                        })
                     }
-                    Some(Value::String(name)) => {
+                    (Some(Value::String(name)), _, _) => {
                         return Err(a.err("body", format!("{name:?} is not in the file's bodies")))
                     }
-                    Some(v) => {
+                    (Some(v), _, _) if !v.is_null() => {
                         return Err(
                             a.err("body", format!("must name one of bodies, got {}", kind(v)))
                         )
                     }
+                    (_, Some(Value::String(text)), _) => Some(Body::Text(text.clone())),
+                    (_, Some(v), _) if !v.is_null() => {
+                        return Err(a.err("body_text", format!("must be a string, got {}", kind(v))))
+                    }
+                    (_, _, Some(v)) if !v.is_null() => match v.as_u64() {
+                        Some(n) if n <= MAX_FILLER => Some(Body::Filler(n)),
+                        Some(n) => {
+                            return Err(a.err(
+                                "body_bytes",
+                                format!("{n} is more than the {MAX_FILLER} bytes (1 GiB) a fixture may stream"),
+                            ))
+                        }
+                        None => {
+                            return Err(a.err(
+                                "body_bytes",
+                                format!("must be a whole number of bytes, got {v}"),
+                            ))
+                        }
+                    },
+                    // Not given: a 2xx is sent the data expected, so that a file about timing
+                    // needs no bodies (a 204 or 205 carries none).
+                    _ if is_success(status) && !matches!(status, 204 | 205) => {
+                        Some(Body::Text(request.expected_data()))
+                    }
+                    _ => None,
                 };
                 Answer::Response {
                     status,
@@ -633,8 +739,12 @@ impl Defaults<'_> {
                 }
             }
         };
-        if failure.is_some() && obj.get("body").is_some_and(|b| !b.is_null()) {
-            return Err(a.err("body", "an attempt that fails has no body"));
+        if failure.is_some() {
+            for key in ["body", "body_text", "body_bytes"] {
+                if obj.get(key).is_some_and(|b| !b.is_null()) {
+                    return Err(a.err(key, "an attempt that fails has no body"));
+                }
+            }
         }
         Ok(Attempt { duration, answer })
     }

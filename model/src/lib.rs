@@ -20,6 +20,6 @@ pub mod live;
 mod replay;
 
 pub use fixture::{
-    Answer, Attempt, Case, CaseError, Fixture, FixtureError, InvalidFixture, Request,
+    Answer, Attempt, Body, Case, CaseError, Fixture, FixtureError, InvalidFixture, Request,
 };
 pub use replay::{replay, timeline, Replay};

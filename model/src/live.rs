@@ -67,6 +67,9 @@ pub struct ServerRequest {
     pub state: String,
     /// The status it was answered with.
     pub status: Option<u16>,
+    /// Body bytes the server handed to the connection (a streamed body stops growing once the
+    /// client aborts).
+    pub body_bytes: u64,
 }
 
 /// Every request that reached the server in the run at `base` (a [`new_run`] prefix).
@@ -88,6 +91,9 @@ pub async fn server_requests(base: &str) -> Result<Vec<ServerRequest>, LiveError
                     .ok_or(LiveError::Malformed("state"))?
                     .to_owned(),
                 status: r["status"].as_u64().and_then(|s| u16::try_from(s).ok()),
+                body_bytes: r["body_bytes"]
+                    .as_u64()
+                    .ok_or(LiveError::Malformed("body_bytes"))?,
             })
         })
         .collect()

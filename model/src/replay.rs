@@ -4,12 +4,14 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Map, Value};
 
+use palette_list::body::BodyReader;
 use palette_list::budget::{
-    seconds, words, ClockSource, DropReason, Event, Failure, HeaderNote, Phase, Precision,
-    ReadAction, Response, Step, StopReport, TraceEvent, WaitReason,
+    is_success, seconds, words, BodyProblem, ClockSource, DropReason, Event, Failure, HeaderNote,
+    Phase, Precision, ReadAction, Response, Step, StopReport, TraceEvent, WaitReason,
 };
+use palette_list::palettes::PaletteCollection;
 
-use crate::fixture::{seconds_to_json as sec_json, Answer, Case, CaseError};
+use crate::fixture::{seconds_to_json as sec_json, Answer, Body, Case, CaseError};
 
 /// What replaying a case produced: the `expect` values, derived from the trace.
 #[derive(Clone, Debug)]
@@ -216,12 +218,18 @@ pub fn replay(case: &Case) -> Result<Replay, CaseError> {
                     .take()
                     .expect("an answer time implies an attempt in flight");
                 match &case.attempts[i].answer {
-                    Answer::Response { status, .. } => {
+                    Answer::Response { status, body, .. } => {
                         let a = &case.attempts[i].answer;
                         let mut response = Response::new(*status);
                         response.retry_after = a.header("Retry-After").map(str::to_owned);
                         response.date = a.header("Date").map(str::to_owned);
-                        action.handle_response(now, &response, case.wall_clock_at(now));
+                        let clock = case.wall_clock_at(now);
+                        match read_body(*status, body.as_ref(), case.policy.max_body_bytes()) {
+                            Ok(()) => action.handle_response(now, &response, clock),
+                            Err(problem) => {
+                                action.handle_unreadable_response(now, &response, clock, problem)
+                            }
+                        }
                     }
                     Answer::TransportFailure => {
                         action.handle_transport_failure(now, words::NETWORK_FAILED)
@@ -243,6 +251,19 @@ pub fn replay(case: &Case) -> Result<Replay, CaseError> {
         "attempts",
         format!("the replay did not settle within {bound} steps"),
     ))
+}
+
+/// A 2xx's body read as the browser reads it (the library's one body rule, [`BodyReader`]), as
+/// the Palette List's data; any other status's body is not read.
+fn read_body(status: u16, body: Option<&Body>, limit: u64) -> Result<(), BodyProblem> {
+    if !is_success(status) {
+        return Ok(());
+    }
+    let mut reader = BodyReader::new(limit, None)?;
+    for chunk in body.map(Body::chunks).into_iter().flatten() {
+        reader.push(&chunk)?;
+    }
+    reader.finish::<PaletteCollection>().map(drop)
 }
 
 fn event_json(t: &TraceEvent) -> Value {

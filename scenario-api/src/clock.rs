@@ -1,14 +1,17 @@
 //! A fixture's answer moved onto the real clock.
 
-use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use axum::body::Body;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use palette_list::budget::{parse_retry_after, receipt_clock, RetryAfter};
-use palette_list_model::Case;
-use serde_json::Value;
+use palette_list::budget::{
+    parse_retry_after, receipt_clock, HttpDate, RetryAfter, FIRST_HTTP_DATE, LAST_HTTP_DATE,
+};
+use palette_list_model::{Body as FixtureBody, Case};
 
 use crate::routes::error;
 
@@ -18,13 +21,10 @@ use crate::routes::error;
 /// exactly the cap would land just after it, and the client would rightly abort it.
 pub const AT_CAP_MARGIN: Duration = Duration::from_millis(50);
 
-/// The last instant an HTTP date can name: Fri, 31 Dec 9999 23:59:59 GMT.
-const LAST_HTTP_DATE: Duration = Duration::from_secs(253_402_300_799);
-
-/// `t` as an HTTP date, or `None` past year 9999, which the format cannot carry.
+/// `t` as an HTTP date (the library's one way of writing one), or `None` past year 9999, which
+/// the format cannot carry.
 fn http_date(t: SystemTime) -> Option<String> {
-    let since = t.duration_since(SystemTime::UNIX_EPOCH).ok()?;
-    (since <= LAST_HTTP_DATE).then(|| httpdate::fmt_http_date(t))
+    HttpDate::from_system_time(t).map(|d| d.to_string())
 }
 
 /// Whether `case` can be played starting `now`: every `Retry-After` date it names, moved onto the
@@ -32,7 +32,7 @@ fn http_date(t: SystemTime) -> Option<String> {
 /// must still be an HTTP date. `Err` names the attempt that cannot.
 pub(crate) fn playable(case: &Case, now: SystemTime) -> Result<(), String> {
     for (i, attempt) in case.attempts.iter().enumerate() {
-        let Some(Ok(RetryAfter::Date(d))) =
+        let Some(Ok(RetryAfter::Date(date))) =
             attempt.answer.header("Retry-After").map(parse_retry_after)
         else {
             continue;
@@ -45,11 +45,11 @@ pub(crate) fn playable(case: &Case, now: SystemTime) -> Result<(), String> {
         let Some(earliest) = earliest else {
             continue; // sent as written: nothing is moved
         };
-        let ahead = d.duration_since(earliest).unwrap_or_default() + case.policy.budget();
+        let ahead = date.resolved(earliest).delay_after(earliest) + case.policy.budget();
         let fits = now
             .checked_add(ahead)
             .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-            .is_some_and(|t| t <= LAST_HTTP_DATE);
+            .is_some_and(|t| t.as_secs() <= LAST_HTTP_DATE.unsigned_abs());
         if !fits {
             return Err(format!(
                 "scenario {} cannot be played: attempt {}'s Retry-After date, moved onto today's \
@@ -70,11 +70,11 @@ pub(crate) fn playable(case: &Case, now: SystemTime) -> Result<(), String> {
 /// `Retry-After` date goes out as written: the client must have nothing to read it with.
 pub(crate) fn answer(
     case: &Case,
-    bodies: &BTreeMap<String, Value>,
     status: u16,
     headers: &[(String, String)],
-    body: Option<&str>,
+    body: Option<&FixtureBody>,
     elapsed: Duration,
+    body_sent: Arc<AtomicU64>,
 ) -> Response {
     let secs = |t: SystemTime| {
         t.duration_since(SystemTime::UNIX_EPOCH)
@@ -99,23 +99,31 @@ pub(crate) fn answer(
             continue; // sent below, on the real clock
         }
         let mut value = value.clone();
-        if let (true, Some(receipt), Ok(RetryAfter::Date(d))) = (
+        if let (true, Some(receipt), Ok(RetryAfter::Date(date))) = (
             name.eq_ignore_ascii_case("retry-after"),
             receipt,
             parse_retry_after(&value),
         ) {
+            // As the client reads it: RFC 850's century against this receipt.
+            let resolved = date.resolved(receipt);
+            let d = resolved.to_system_time().unwrap_or(SystemTime::UNIX_EPOCH);
             let distance = |a: SystemTime, b: SystemTime| {
                 Duration::from_secs(
                     a.duration_since(b)
                         .map_or(0, |x| x.as_secs_f64().round() as u64),
                 )
             };
-            // A date before the epoch is as past as the epoch; one past 9999 cannot be sent.
+            // A date before 1970 stays one, back to the first an HTTP date can write (as past as
+            // it gets); one past 9999 cannot be sent.
+            let first =
+                SystemTime::UNIX_EPOCH - Duration::from_secs(FIRST_HTTP_DATE.unsigned_abs());
             let moved = if d >= receipt {
                 now.checked_add(distance(d, receipt))
             } else {
-                let back = now.checked_sub(distance(receipt, d));
-                Some(back.map_or(SystemTime::UNIX_EPOCH, |t| t.max(SystemTime::UNIX_EPOCH)))
+                Some(
+                    now.checked_sub(distance(receipt, d))
+                        .map_or(first, |t| t.max(first)),
+                )
             };
             let Some(text) = moved.and_then(http_date) else {
                 return error(
@@ -134,12 +142,30 @@ pub(crate) fn answer(
     if let (Some(_), Some(date)) = (receipt, http_date(now)) {
         builder = builder.header(header::DATE, date);
     }
-    let body = match body.and_then(|b| bodies.get(b)) {
-        Some(v) => {
-            builder = builder.header(header::CONTENT_TYPE, "application/json");
-            Body::from(v.to_string())
-        }
+    let body = match body {
         None => Body::empty(),
+        // Made as it is sent, with no Content-Length: the client sees a body with no end in
+        // sight, and the run's report shows how much of it was taken.
+        Some(filler @ FixtureBody::Filler(_)) => {
+            builder = builder.header(header::CONTENT_TYPE, "application/json");
+            let chunks = filler.chunks().map(move |chunk| {
+                body_sent.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+                Ok::<_, Infallible>(chunk)
+            });
+            Body::from_stream(futures_util::stream::iter(chunks))
+        }
+        Some(b) => {
+            let bytes: Vec<u8> = b.chunks().flatten().collect();
+            let html = bytes.first() == Some(&b'<');
+            let kind = if html {
+                "text/html"
+            } else {
+                "application/json"
+            };
+            builder = builder.header(header::CONTENT_TYPE, kind);
+            body_sent.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+            Body::from(bytes)
+        }
     };
     builder.body(body).unwrap_or_else(|e| {
         error(

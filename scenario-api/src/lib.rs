@@ -5,7 +5,7 @@
 //! | route | what |
 //! |---|---|
 //! | `GET /fixture` | the (first) fixture file the server plays, as text |
-//! | `POST /runs?scenario=ID[&expose=none]` | a new run of case `ID`: `201 {"run", "scenario", "base"}`; with `expose=none` its answers do not expose `Retry-After` and `Date` to a page on another origin |
+//! | `POST /runs?scenario=ID[&expose=none][&moved_to=ORIGIN]` | a new run of case `ID`: `201 {"run", "scenario", "base"}`; with `expose=none` its answers do not expose `Retry-After` and `Date` to a page on another origin; with `moved_to=http://HOST:PORT` a request for its palettes on any other host is redirected there (307), and only the request that arrives there counts |
 //! | `GET /runs/{run}/palettes?collection=…` | the run's next attempt, as the fixture says |
 //! | `GET /runs/{run}` | what reached the server in that run |
 //! | `GET /runs` | every run so far, with its scenario and request count |
@@ -33,11 +33,9 @@ mod routes;
 mod runs;
 mod serve;
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use palette_list_model::{Case, CaseError, Fixture, FixtureError};
-use serde_json::Value;
 
 pub use clock::AT_CAP_MARGIN;
 pub use files::with_static;
@@ -52,8 +50,8 @@ pub struct Scenarios {
 struct Inner {
     /// The first fixture file, as served by `GET /fixture`.
     text: String,
-    /// Every case of every file, with its file's bodies.
-    cases: Vec<(Case, Arc<BTreeMap<String, Value>>)>,
+    /// Every case of every file (each attempt carries its own body).
+    cases: Vec<Case>,
     runs: Mutex<runs::Runs>,
 }
 
@@ -93,18 +91,17 @@ impl Scenarios {
     /// Plays the cases of one or more fixture files (ids must be unique across them). Refuses
     /// a file the model refuses.
     pub fn new(texts: Vec<String>) -> Result<Self, LoadError> {
-        let mut cases: Vec<(Case, Arc<BTreeMap<String, Value>>)> = Vec::new();
+        let mut cases: Vec<Case> = Vec::new();
         for (i, text) in texts.iter().enumerate() {
             let file = i + 1;
             let fixture =
                 Fixture::parse(text).map_err(|source| LoadError::Fixture { file, source })?;
-            let bodies = Arc::new(fixture.bodies);
             for case in fixture.cases {
                 let case = case.map_err(|source| LoadError::Case { file, source })?;
-                if cases.iter().any(|(c, _)| c.id == case.id) {
+                if cases.iter().any(|c| c.id == case.id) {
                     return Err(LoadError::Duplicate { file, id: case.id });
                 }
-                cases.push((case, bodies.clone()));
+                cases.push(case);
             }
         }
         let text = texts.into_iter().next().ok_or(LoadError::NoFiles)?;
@@ -123,14 +120,10 @@ impl Scenarios {
     }
 
     fn case(&self, i: usize) -> &Case {
-        &self.inner.cases[i].0
-    }
-
-    fn bodies(&self, i: usize) -> &BTreeMap<String, Value> {
-        &self.inner.cases[i].1
+        &self.inner.cases[i]
     }
 
     fn find(&self, id: &str) -> Option<usize> {
-        self.inner.cases.iter().position(|(c, _)| c.id == id)
+        self.inner.cases.iter().position(|c| c.id == id)
     }
 }

@@ -2,10 +2,12 @@
 //! says what was wrong.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, StatusCode};
+use axum::extract::{OriginalUri, Path, RawQuery, State};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -90,7 +92,23 @@ async fn new_run(
     State(s): State<Scenarios>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let q = query(raw.as_deref(), &["scenario", "expose"])?;
+    let q = query(raw.as_deref(), &["scenario", "expose", "moved_to"])?;
+    // An origin the run's palettes have moved to: a request that reaches them on any other
+    // host is redirected there (307), so a page can meet a redirect across origins.
+    let moved_to = match q.get("moved_to") {
+        None => None,
+        Some(origin) => match origin.strip_prefix("http://") {
+            Some(host) if !host.is_empty() && !host.contains(['/', '?', '#', '@']) => {
+                Some(origin.clone())
+            }
+            _ => {
+                return Err(error(
+                    StatusCode::BAD_REQUEST,
+                    format!("moved_to={origin:?}: give an origin, http://HOST:PORT, with no path"),
+                ))
+            }
+        },
+    };
     let expose = match q.get("expose").map(String::as_str) {
         None | Some("all") => true,
         Some("none") => false,
@@ -123,6 +141,7 @@ async fn new_run(
         Run {
             case,
             expose,
+            moved_to,
             first_arrival: None,
             requests: Vec::new(),
         },
@@ -179,7 +198,8 @@ async fn run_report(
                 Some((t, Ended::Answered(s))) => ("answered", Some(s), Some(ms(t))),
                 Some((t, Ended::Aborted)) => ("aborted", None, Some(ms(t))),
             };
-            json!({"n": i + 1, "arrived_ms": ms(rec.arrived), "state": state, "status": status, "ended_ms": ended_ms})
+            let body_bytes = rec.body_sent.load(Ordering::Relaxed);
+            json!({"n": i + 1, "arrived_ms": ms(rec.arrived), "state": state, "status": status, "ended_ms": ended_ms, "body_bytes": body_bytes})
         })
         .collect();
     Ok(axum::Json(json!({
@@ -194,15 +214,29 @@ async fn palettes(
     State(s): State<Scenarios>,
     Path(run): Path<String>,
     RawQuery(raw): RawQuery,
+    OriginalUri(uri): OriginalUri,
+    request_headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let run = run_id(&run)?;
     let q = query(raw.as_deref(), &["collection"])?;
     let now = Instant::now();
-    let (case, index, zero, expose) = {
+    let (case, index, zero, expose, body_sent) = {
         let mut runs = s.inner.runs.lock().unwrap();
         let Some(r) = runs.by_id.get_mut(&run) else {
             return Err(error(StatusCode::NOT_FOUND, format!("no run {run}")));
         };
+        if let Some(origin) = &r.moved_to {
+            let host = request_headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok());
+            if host != origin.strip_prefix("http://") {
+                // A hop, not an attempt: the run counts the request that arrives where it went.
+                let to = format!("{origin}{uri}");
+                return Ok(
+                    (StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, to)]).into_response()
+                );
+            }
+        }
         let case = s.case(r.case);
         let Some(collection) = q.get("collection") else {
             return Err(error(
@@ -222,11 +256,13 @@ async fn palettes(
             }
         }
         let zero = *r.first_arrival.get_or_insert(now);
+        let body_sent = Arc::new(AtomicU64::new(0));
         r.requests.push(Record {
             arrived: now,
             ended: None,
+            body_sent: body_sent.clone(),
         });
-        (r.case, r.requests.len() - 1, zero, r.expose)
+        (r.case, r.requests.len() - 1, zero, r.expose, body_sent)
     };
     let mut guard = AbortGuard {
         scenarios: s.clone(),
@@ -234,7 +270,6 @@ async fn palettes(
         index,
         answered: false,
     };
-    let case_index = case;
     let case = s.case(case);
     let Some(attempt) = case.attempts.get(index) else {
         guard.end(Ended::Answered(409));
@@ -262,11 +297,11 @@ async fn palettes(
             body,
         } => answer(
             case,
-            s.bodies(case_index),
             *status,
             headers,
-            body.as_deref(),
+            body.as_ref(),
             zero.elapsed(),
+            body_sent,
         ),
         Answer::TransportFailure => {
             // What a limiter without CORS headers looks like to a page on another origin.

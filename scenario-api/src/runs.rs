@@ -1,6 +1,8 @@
 //! The run registry: which case each run plays, and every request that reached it.
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::Scenarios;
@@ -15,6 +17,8 @@ pub(crate) struct Run {
     pub(crate) case: usize,
     /// Whether answers name `Retry-After` and `Date` in `Access-Control-Expose-Headers`.
     pub(crate) expose: bool,
+    /// The origin (`http://HOST:PORT`) its palettes moved to: other hosts are redirected there.
+    pub(crate) moved_to: Option<String>,
     /// When the run's first request arrived: elapsed zero of the scenario.
     pub(crate) first_arrival: Option<Instant>,
     pub(crate) requests: Vec<Record>,
@@ -24,6 +28,9 @@ pub(crate) struct Run {
 pub(crate) struct Record {
     pub(crate) arrived: Instant,
     pub(crate) ended: Option<(Instant, Ended)>,
+    /// Body bytes handed to the connection so far (a streamed body stops growing once the
+    /// client aborts).
+    pub(crate) body_sent: Arc<AtomicU64>,
 }
 
 #[derive(Clone, Copy)]

@@ -21,7 +21,10 @@ const FIXTURE: &str = r##"{
     { "id": "no-clock", "wall_clock_at_zero": null, "attempts": [
         { "duration_s": 0.1, "status": 429, "headers": { "Retry-After": "Mon, 01 Jan 2024 12:00:05 GMT" } } ] },
     { "id": "silent", "attempts": [ { "failure": "no_answer" } ] },
-    { "id": "no-cors", "attempts": [ { "duration_s": 0.1, "failure": "transport" } ] }
+    { "id": "no-cors", "attempts": [ { "duration_s": 0.1, "failure": "transport" } ] },
+    { "id": "endless", "attempts": [ { "duration_s": 0.1, "status": 200, "body_bytes": 200000 } ] },
+    { "id": "html", "attempts": [ { "duration_s": 0.1, "status": 200, "body_text": "<html>502</html>" } ] },
+    { "id": "no-body-given", "attempts": [ { "duration_s": 0.1, "status": 200 } ] }
   ],
   "bodies": { "coast": { "collection": "coast", "palettes": [ { "id": "a", "name": "A", "colors": ["#000000"] } ] } }
 }"##;
@@ -61,8 +64,13 @@ impl Reply {
 }
 
 async fn send(addr: &str, method: &str, target: &str) -> Reply {
+    send_as(addr, addr, method, target).await
+}
+
+/// The same, naming another `host` in the request, as a browser does for another origin.
+async fn send_as(addr: &str, host: &str, method: &str, target: &str) -> Reply {
     let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n").as_bytes())
+    s.write_all(format!("{method} {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n").as_bytes())
         .await
         .unwrap();
     let mut raw = Vec::new();
@@ -284,7 +292,7 @@ async fn bad_requests_say_what_was_wrong() {
             "POST",
             "/runs?scenario=seconds&run=1".to_owned(),
             400,
-            "unknown query parameter \"run\" (expected: scenario, expose)",
+            "unknown query parameter \"run\" (expected: scenario, expose, moved_to)",
         ),
         (
             "GET",
@@ -409,14 +417,85 @@ async fn dates_at_the_ends_of_the_calendar_never_panic() {
         "scenario year-9999 cannot be played: attempt 1's Retry-After date, moved onto today's \
          clock, would fall after year 9999, which an HTTP date cannot carry"
     );
-    // A date before the receipt by more than the years since 1970 is played as the epoch: past.
+    // A date before the receipt by more years than have passed since year 0 is played as the
+    // first date an HTTP date can write: past, as it was.
     let base = new_run(&addr, "epoch").await;
     let r = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
     assert_eq!(r.status, 429);
     assert_eq!(
         r.header("retry-after"),
-        Some("Thu, 01 Jan 1970 00:00:00 GMT")
+        Some("Sat, 01 Jan 0000 00:00:00 GMT")
     );
     // And the server is still there.
     assert_eq!(send(&addr, "GET", "/runs").await.status, 200);
+}
+
+#[tokio::test]
+async fn bodies_are_sent_as_the_fixture_says() {
+    let addr = serve().await;
+    // An endless body is streamed (no Content-Length), and the run counts what was sent.
+    let base = new_run(&addr, "endless").await;
+    let r = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-length"), None);
+    assert_eq!(r.header("transfer-encoding"), Some("chunked"));
+    assert!(r.body.contains("[0,0,0,"));
+    let report = send(&addr, "GET", &base).await.json();
+    assert_eq!(report["requests"][0]["body_bytes"], 200_000);
+    // Text is sent as it is, HTML as HTML.
+    let base = new_run(&addr, "html").await;
+    let r = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
+    assert_eq!((r.status, r.body.as_str()), (200, "<html>502</html>"));
+    assert_eq!(r.header("content-type"), Some("text/html"));
+    // A 2xx with no body given is sent the data expected, with no palettes.
+    let base = new_run(&addr, "no-body-given").await;
+    let r = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
+    assert_eq!(
+        r.json(),
+        serde_json::json!({"collection": "coast", "palettes": []})
+    );
+}
+
+#[tokio::test]
+async fn a_run_moved_to_another_origin_redirects_there_and_counts_only_arrivals() {
+    let addr = serve().await;
+    let port = addr.rsplit(':').next().unwrap();
+    let r = send(
+        &addr,
+        "POST",
+        &format!("/runs?scenario=seconds&moved_to=http://localhost:{port}"),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let base = r.json()["base"].as_str().unwrap().to_owned();
+    let target = format!("{base}/palettes?collection=coast");
+    let hop = send(&addr, "GET", &target).await;
+    assert_eq!(hop.status, 307);
+    let location = format!("http://localhost:{port}{target}");
+    assert_eq!(hop.header("location"), Some(location.as_str()));
+    // Where it went, it is played; the hop was not an attempt.
+    let there = send_as(&addr, &format!("localhost:{port}"), "GET", &target).await;
+    assert_eq!(there.status, 429);
+    let report = send(&addr, "GET", &base).await.json();
+    assert_eq!(report["requests"].as_array().unwrap().len(), 1);
+    // An origin with a path, or not http, is refused by name.
+    for bad in [
+        "https://localhost:1",
+        "http://localhost:1/x",
+        "localhost:1",
+        "http://",
+    ] {
+        let r = send(
+            &addr,
+            "POST",
+            &format!("/runs?scenario=seconds&moved_to={bad}"),
+        )
+        .await;
+        assert_eq!(r.status, 400, "{bad}");
+        assert!(
+            r.json()["error"].as_str().unwrap().starts_with("moved_to="),
+            "{}",
+            r.body
+        );
+    }
 }

@@ -3,8 +3,8 @@
 use std::time::{Duration, SystemTime};
 
 use super::policy::{is_success, PolicyError, RetryPolicy};
-use super::report::{LastResponse, Outcome, StopReport, StoppedWhile};
-use super::retry_after::{delay_until, parse_retry_after, receipt_clock, HeaderNote, RetryAfter};
+use super::report::{BodyProblem, LastResponse, Outcome, StopReport, StoppedWhile};
+use super::retry_after::{parse_retry_after, receipt_clock, HeaderNote, RetryAfter};
 use super::trace::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};
 
 /// An HTTP response as the core needs it: the status and the two headers that matter.
@@ -175,12 +175,38 @@ impl ReadAction {
 
     /// A response arrived at `now`. `local_wall_clock` is the local wall clock's time of receipt,
     /// if the driver has one; it is used only when the response has no readable `Date` and the
-    /// policy trusts the local clock.
+    /// policy trusts the local clock. For a 2xx, the driver has read its body and found it
+    /// usable (else [`handle_unreadable_response`](Self::handle_unreadable_response)).
     pub fn handle_response(
         &mut self,
         now: Duration,
         response: &Response,
         local_wall_clock: Option<SystemTime>,
+    ) {
+        self.receive(now, response, local_wall_clock, None);
+    }
+
+    /// A 2xx arrived at `now`, but its body could not be used; `problem` says why, never what
+    /// the body held. The response is traced with its status and is the last response; the
+    /// action stops as `unreadable_response` and is not retried (a 2xx ends the action). For
+    /// any other status the body does not matter: this is
+    /// [`handle_response`](Self::handle_response).
+    pub fn handle_unreadable_response(
+        &mut self,
+        now: Duration,
+        response: &Response,
+        local_wall_clock: Option<SystemTime>,
+        problem: BodyProblem,
+    ) {
+        self.receive(now, response, local_wall_clock, Some(problem));
+    }
+
+    fn receive(
+        &mut self,
+        now: Duration,
+        response: &Response,
+        local_wall_clock: Option<SystemTime>,
+        body: Option<BodyProblem>,
     ) {
         let Some(attempt) = self.answer_arrived(now, Some(response.status)) else {
             return;
@@ -211,12 +237,18 @@ impl ReadAction {
             retry_after: response.retry_after.clone(),
             note,
         });
-        match class {
-            Class::Success => self.stop(now, Outcome::Succeeded, StoppedWhile::Deciding),
-            Class::NotRetried => {
+        match (class, body) {
+            (Class::Success, None) => self.stop(now, Outcome::Succeeded, StoppedWhile::Deciding),
+            (Class::Success, Some(problem)) => self.stop_with(
+                now,
+                Outcome::UnreadableResponse,
+                StoppedWhile::Deciding,
+                |r| r.body = Some(problem),
+            ),
+            (Class::NotRetried, _) => {
                 self.stop(now, Outcome::NonRetryableResponse, StoppedWhile::Deciding)
             }
-            Class::Retry(hint) => self.plan_wait(now, hint, wall_clock),
+            (Class::Retry(hint), _) => self.plan_wait(now, hint, wall_clock),
         }
     }
 
@@ -384,19 +416,21 @@ impl ReadAction {
     ) {
         let reason = match hint {
             Ok(RetryAfter::Delay(d)) => WaitReason::ServerDelay(d),
-            Ok(RetryAfter::Date(until)) => {
+            Ok(RetryAfter::Date(date)) => {
                 let Some((receipt, evidence)) = wall_clock else {
                     // Never read the date as 0: without clock evidence it cannot be read at all.
                     return self.stop_with(
                         now,
                         Outcome::ClockUntrusted,
                         StoppedWhile::Deciding,
-                        |r| r.unreadable_date = Some(until),
+                        |r| r.unreadable_date = Some(date),
                     );
                 };
+                // Once, at receipt: RFC 850's century, then the wait on the monotonic clock.
+                let until = date.resolved(receipt);
                 WaitReason::ServerDate {
                     until,
-                    delay: delay_until(until, receipt),
+                    delay: until.delay_after(receipt),
                     evidence,
                 }
             }
@@ -503,6 +537,7 @@ impl ReadAction {
             stopped_while,
             failure: None,
             unreadable_date: None,
+            body: None,
             attempt_cap: self.policy.attempt_cap(),
         };
         detail(&mut report);

@@ -9,6 +9,7 @@
 //! |---|---|
 //! | `policy` | [`RetryPolicy`]: the budget, its `const fn` builders and its validation |
 //! | `retry_after` | [`parse_retry_after`], and the clock evidence for a date ([`receipt_clock`]) |
+//! | `http_date` | [`HttpDate`]: the three HTTP-date forms, any year, RFC 850's century |
 //! | `action` | [`ReadAction`]: the state machine |
 //! | `trace` | [`Event`]: what the trace records, and how each event reads |
 //! | `report` | [`StopReport`]: how an action ended, apart from its last response |
@@ -16,6 +17,7 @@
 //! | `seconds` | how a duration is written, everywhere |
 
 mod action;
+mod http_date;
 mod policy;
 mod report;
 mod retry_after;
@@ -27,13 +29,14 @@ pub mod words;
 mod tests;
 
 pub use action::{Phase, ReadAction, Response, Step};
+pub use http_date::{HttpDate, MAX_SECS as LAST_HTTP_DATE, MIN_SECS as FIRST_HTTP_DATE};
 pub use policy::{
     is_success, Affordance, PolicyError, RetryPolicy, StatusSet, DEFAULT_FALLBACK_WAITS,
+    DEFAULT_MAX_BODY_BYTES,
 };
-pub use report::{LastResponse, Outcome, StopReport, StoppedWhile};
+pub use report::{BodyProblem, LastResponse, Outcome, StopReport, StoppedWhile};
 pub use retry_after::{
-    delay_until, parse_date_header, parse_retry_after, receipt_clock, HeaderNote,
-    InvalidRetryAfter, RetryAfter,
+    parse_date_header, parse_retry_after, receipt_clock, HeaderNote, InvalidRetryAfter, RetryAfter,
 };
 pub use seconds::{next_change, seconds, Precision};
 pub use trace::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};

@@ -9,6 +9,9 @@ use super::seconds::{seconds, Precision};
 /// The SPEC's fallback waits: 2 s after attempt 1, 4 s after attempt 2 (and after every later one).
 pub const DEFAULT_FALLBACK_WAITS: &[Duration] = &[Duration::from_secs(2), Duration::from_secs(4)];
 
+/// The largest body a read accepts by default: 1 MiB. A larger one is not read whole.
+pub const DEFAULT_MAX_BODY_BYTES: u64 = 1 << 20;
+
 /// Whether `status` is a success (2xx): the one rule for what ends an action as `succeeded`,
 /// and what a policy may never retry.
 pub const fn is_success(status: u16) -> bool {
@@ -85,6 +88,7 @@ impl fmt::Debug for StatusSet {
 /// | local floor on every wait | 1 s |
 /// | fallback waits (Retry-After missing or invalid) | 2 s, then 4 s (the last repeats) |
 /// | trust the local wall clock to read a `Retry-After` date | yes |
+/// | largest body read, in bytes ([`DEFAULT_MAX_BODY_BYTES`]) | 1 MiB |
 ///
 /// ```
 /// use std::time::Duration;
@@ -105,6 +109,7 @@ pub struct RetryPolicy {
     min_wait: Duration,
     fallback_waits: Cow<'static, [Duration]>,
     trust_local_clock: bool,
+    max_body_bytes: u64,
 }
 
 impl RetryPolicy {
@@ -118,6 +123,7 @@ impl RetryPolicy {
             min_wait: Duration::from_secs(1),
             fallback_waits: Cow::Borrowed(DEFAULT_FALLBACK_WAITS),
             trust_local_clock: true,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
         }
     }
 
@@ -159,6 +165,14 @@ impl RetryPolicy {
         self
     }
 
+    /// The largest 2xx body read, in bytes (default 1 MiB). A larger one is not read whole:
+    /// reading stops at the limit, the fetch is aborted, and the action stops as
+    /// `unreadable_response`. A `Content-Length` beyond it stops the read before any byte.
+    pub const fn with_max_body_bytes(mut self, bytes: u64) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
     /// The waits used when `Retry-After` is missing or invalid: entry `i` after attempt `i + 1`,
     /// the last entry repeating (default 2 s, 4 s). Not `const`: the list may be built at run time.
     pub fn with_fallback_waits(mut self, waits: impl Into<Cow<'static, [Duration]>>) -> Self {
@@ -196,6 +210,11 @@ impl RetryPolicy {
         self.trust_local_clock
     }
 
+    /// The largest 2xx body read, in bytes.
+    pub const fn max_body_bytes(&self) -> u64 {
+        self.max_body_bytes
+    }
+
     /// Fallback waits, by completed attempt.
     pub fn fallback_waits(&self) -> &[Duration] {
         &self.fallback_waits
@@ -227,6 +246,9 @@ impl RetryPolicy {
         }
         if self.fallback_waits.is_empty() {
             return Err(PolicyError::EmptyFallback);
+        }
+        if self.max_body_bytes == 0 {
+            return Err(PolicyError::NoBodyRoom);
         }
         if let Some(status) = self.retry_statuses.out_of_range {
             return Err(PolicyError::NotAStatus(status));
@@ -330,6 +352,9 @@ pub enum PolicyError {
         "fallback_waits is empty: a missing or invalid Retry-After needs a wait to fall back on"
     )]
     EmptyFallback,
+    /// `max_body_bytes` is 0.
+    #[error("max_body_bytes is 0: no answer's body could be read")]
+    NoBodyRoom,
     /// A retry status outside 100–599.
     #[error("retry status {0} is not an HTTP status (100-599)")]
     NotAStatus(u16),
@@ -388,6 +413,12 @@ mod tests {
             p.clone().with_fallback_waits(Vec::new()).validate(),
             Err(PolicyError::EmptyFallback)
         );
+        let e = p.clone().with_max_body_bytes(0).validate().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "max_body_bytes is 0: no answer's body could be read"
+        );
+        assert_eq!(p.max_body_bytes(), 1_048_576);
         assert_eq!(
             p.clone()
                 .with_retry_statuses(StatusSet::new().with(429).with(600))

@@ -1,8 +1,9 @@
 //! How an action ended, kept apart from the last response, and the words the user reads.
 
 use std::fmt;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
+use super::http_date::HttpDate;
 use super::retry_after::HeaderNote;
 use super::words;
 
@@ -25,11 +26,14 @@ pub enum Outcome {
     TransportFailure,
     /// The attempt ran to its cap and was aborted.
     AttemptTimedOut,
+    /// A 2xx arrived, but its body could not be used: empty, not JSON, JSON of another shape,
+    /// cut short, or larger than the policy's limit. Not retried.
+    UnreadableResponse,
 }
 
 impl Outcome {
-    /// Every outcome, in the SPEC's order.
-    pub const ALL: [Outcome; 8] = [
+    /// Every outcome, in the SPEC's order, then the ones this project adds.
+    pub const ALL: [Outcome; 9] = [
         Outcome::Succeeded,
         Outcome::BudgetExhausted,
         Outcome::AttemptsExhausted,
@@ -38,6 +42,7 @@ impl Outcome {
         Outcome::NonRetryableResponse,
         Outcome::TransportFailure,
         Outcome::AttemptTimedOut,
+        Outcome::UnreadableResponse,
     ];
 
     /// The SPEC's (and the fixtures') name, e.g. `budget_exhausted`.
@@ -51,6 +56,7 @@ impl Outcome {
             Outcome::NonRetryableResponse => "non_retryable_response",
             Outcome::TransportFailure => "transport_failure",
             Outcome::AttemptTimedOut => "attempt_timed_out",
+            Outcome::UnreadableResponse => "unreadable_response",
         }
     }
 
@@ -64,6 +70,43 @@ impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// Why a 2xx's body could not be used: the kind and the place, never a word of what the body
+/// held (a parser's own message quotes it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyProblem {
+    /// No body at all (a 204, or an empty 200).
+    Empty,
+    /// Not JSON (an HTML error page from a proxy, say).
+    NotJson {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// JSON, but not of the shape expected.
+    WrongShape {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// The body ended before its JSON did.
+    Truncated {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// Larger than the policy's `max_body_bytes`: reading stopped there and the fetch was
+    /// aborted.
+    TooLarge {
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// The body stopped arriving part way (the connection failed after the headers).
+    Interrupted,
 }
 
 /// The last HTTP response the action received, as the trace records it (never a body).
@@ -114,7 +157,9 @@ pub struct StopReport {
     /// For `transport_failure`: what failed, in the user's words (from [`words`]).
     pub failure: Option<String>,
     /// The `Retry-After` date that could not be read, for `clock_untrusted`.
-    pub unreadable_date: Option<SystemTime>,
+    pub unreadable_date: Option<HttpDate>,
+    /// What was wrong with a 2xx's body, for `unreadable_response`.
+    pub body: Option<BodyProblem>,
     /// The per-attempt cap, for `attempt_timed_out`.
     pub attempt_cap: Duration,
 }

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::time::{Duration, SystemTime};
 
+use super::http_date::HttpDate;
 use super::trace::ClockSource;
 
 /// A valid `Retry-After` value.
@@ -10,8 +11,9 @@ use super::trace::ClockSource;
 pub enum RetryAfter {
     /// delay-seconds; a value too large for `u64` saturates at `u64::MAX` seconds.
     Delay(Duration),
-    /// An HTTP date, in any of the three forms RFC 9110 asks recipients to accept.
-    Date(SystemTime),
+    /// An HTTP date, in any of the three forms RFC 9110 asks recipients to accept (an RFC 850
+    /// date is [resolved](HttpDate::resolved) against the receipt).
+    Date(HttpDate),
 }
 
 /// Why a `Retry-After` value is not one of the two valid forms.
@@ -64,7 +66,7 @@ impl fmt::Display for HeaderNote {
 ///
 /// delay-seconds is one or more ASCII digits and nothing else; a huge number is valid and
 /// saturates. An HTTP date may be IMF-fixdate, RFC 850 or asctime form, and must be a real
-/// calendar date with the right weekday. Surrounding spaces and tabs are not part of a field
+/// calendar date with the right weekday; a date before 1970 is valid (and past). Surrounding spaces and tabs are not part of a field
 /// value (RFC 9110 §5.5) and are ignored; everything else that is not one of the two forms is
 /// invalid, with the reason.
 ///
@@ -91,7 +93,7 @@ pub fn parse_retry_after(value: &str) -> Result<RetryAfter, InvalidRetryAfter> {
         });
         return Ok(RetryAfter::Delay(Duration::from_secs(secs)));
     }
-    if let Ok(date) = httpdate::parse_http_date(v) {
+    if let Ok(date) = HttpDate::parse(v) {
         return Ok(RetryAfter::Date(date));
     }
     Err(invalid(why_invalid(v)))
@@ -135,10 +137,10 @@ fn several_values(v: &str) -> bool {
         let part = parts[i];
         if !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) {
             i += 1;
-        } else if httpdate::parse_http_date(part).is_ok() {
+        } else if HttpDate::parse(part).is_ok() {
             i += 1; // asctime, which has no comma
         } else if i + 1 < parts.len()
-            && httpdate::parse_http_date(&format!("{part}, {}", parts[i + 1])).is_ok()
+            && HttpDate::parse(&format!("{part}, {}", parts[i + 1])).is_ok()
         {
             i += 2; // a weekday, then the rest of its date
         } else {
@@ -149,20 +151,14 @@ fn several_values(v: &str) -> bool {
     values >= 2
 }
 
-/// The wait a `Retry-After` date asks for, given the receipt's wall-clock time: a past date is
-/// 0, and a sub-second difference rounds up to the next whole second (HTTP dates carry whole
-/// seconds; rounding down could send the request before the date the server named).
-pub fn delay_until(date: SystemTime, receipt: SystemTime) -> Duration {
-    match date.duration_since(receipt) {
-        Ok(d) if d.subsec_nanos() > 0 => Duration::from_secs(d.as_secs().saturating_add(1)),
-        Ok(d) => d,
-        Err(_) => Duration::ZERO,
-    }
-}
-
-/// Parses an HTTP `Date` header for clock evidence; `None` when it is not a valid HTTP date.
+/// Parses an HTTP `Date` header for clock evidence; `None` when it is not a valid HTTP date, or
+/// names a time before 1970 (no clock that dates a receipt today reads that). An RFC 850 `Date`
+/// is read in 1970–2069: there is no other clock to resolve it against.
 pub fn parse_date_header(value: &str) -> Option<SystemTime> {
-    httpdate::parse_http_date(value.trim_matches([' ', '\t'])).ok()
+    HttpDate::parse(value.trim_matches([' ', '\t']))
+        .ok()
+        .filter(|d| d.unix_seconds() >= 0)
+        .and_then(HttpDate::to_system_time)
 }
 
 /// The clock evidence for a receipt, the one rule: the response's own `Date` (the server's
@@ -284,10 +280,24 @@ mod tests {
 
     #[test]
     fn the_three_date_forms() {
-        let six = Ok(RetryAfter::Date(at(NOON + 6)));
-        assert_eq!(parse_retry_after("Mon, 01 Jan 2024 12:00:06 GMT"), six);
-        assert_eq!(parse_retry_after("Monday, 01-Jan-24 12:00:06 GMT"), six);
-        assert_eq!(parse_retry_after("Mon Jan  1 12:00:06 2024"), six);
+        let date = |v| match parse_retry_after(v) {
+            Ok(RetryAfter::Date(d)) => d.resolved(at(NOON)).to_system_time(),
+            other => panic!("{v:?}: {other:?}"),
+        };
+        let six = Some(at(NOON + 6));
+        assert_eq!(date("Mon, 01 Jan 2024 12:00:06 GMT"), six);
+        assert_eq!(date("Monday, 01-Jan-24 12:00:06 GMT"), six);
+        assert_eq!(date("Mon Jan  1 12:00:06 2024"), six);
+    }
+
+    #[test]
+    fn a_date_before_1970_is_a_past_date_not_an_invalid_one() {
+        let Ok(RetryAfter::Date(d)) = parse_retry_after("Sun, 06 Nov 1960 08:49:37 GMT") else {
+            panic!("refused");
+        };
+        assert_eq!(d.delay_after(at(NOON)), Duration::ZERO);
+        // As a Date header it is no clock evidence.
+        assert_eq!(parse_date_header("Sun, 06 Nov 1960 08:49:37 GMT"), None);
     }
 
     #[test]
@@ -310,24 +320,11 @@ mod tests {
     #[test]
     fn dates_round_trip_through_the_imf_form() {
         for secs in [0, NOON, NOON + 6, 951_782_400, 4_102_444_799] {
-            let text = httpdate::fmt_http_date(at(secs));
-            assert_eq!(parse_retry_after(&text), Ok(RetryAfter::Date(at(secs))));
+            let date = HttpDate::from_system_time(at(secs)).unwrap();
+            let text = date.to_string();
+            assert_eq!(parse_retry_after(&text), Ok(RetryAfter::Date(date)));
             assert_eq!(parse_date_header(&text), Some(at(secs)));
         }
-    }
-
-    #[test]
-    fn date_difference_clamps_and_rounds_up() {
-        assert_eq!(
-            delay_until(at(NOON + 6), at(NOON + 2)),
-            Duration::from_secs(4)
-        );
-        assert_eq!(delay_until(at(NOON), at(NOON + 2)), Duration::ZERO);
-        assert_eq!(delay_until(at(NOON), at(NOON)), Duration::ZERO);
-        let receipt = at(NOON + 2) + Duration::from_millis(300);
-        assert_eq!(delay_until(at(NOON + 6), receipt), Duration::from_secs(4));
-        let receipt = at(NOON + 5) + Duration::from_millis(999);
-        assert_eq!(delay_until(at(NOON + 6), receipt), Duration::from_secs(1));
     }
 
     #[test]

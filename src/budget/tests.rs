@@ -16,6 +16,11 @@ fn noon() -> SystemTime {
     UNIX_EPOCH + s(1_704_110_400)
 }
 
+/// An HTTP date as the core keeps it.
+fn date(secs_after_noon: u64) -> HttpDate {
+    HttpDate::from_system_time(noon() + s(secs_after_noon)).unwrap()
+}
+
 /// The origin of the driver's clock in these tests: not zero, so elapsed time is really derived.
 const T0: Duration = Duration::from_millis(1_234_567);
 
@@ -249,7 +254,7 @@ fn a_date_is_read_against_the_trusted_local_clock() {
     assert_eq!(
         reason,
         WaitReason::ServerDate {
-            until: noon() + s(6),
+            until: date(6),
             delay: s(4),
             evidence: ClockSource::LocalClock
         }
@@ -281,7 +286,7 @@ fn no_clock_evidence_stops_as_clock_untrusted() {
     a.handle_response(T0 + s(2), &hint, None);
     let r = stopped(&mut a);
     assert_eq!((r.outcome, r.at), (Outcome::ClockUntrusted, s(2)));
-    assert_eq!(r.unreadable_date, Some(noon() + s(6)));
+    assert_eq!(r.unreadable_date, Some(date(6)));
     assert_eq!(
         r.message()[2],
         "The service asked to retry after Mon, 01 Jan 2024 12:00:06 GMT. No retry was sent."
@@ -513,6 +518,10 @@ fn every_outcome_is_reachable() {
     }));
     seen.insert(drive(&|a| a.handle_transport_failure(T0 + s(1), "offline")));
     seen.insert(drive(&|a| a.handle_timeout(T0 + s(4))));
+    seen.insert(drive(&|a| {
+        let too_large = BodyProblem::TooLarge { limit: 1 << 20 };
+        a.handle_unreadable_response(T0 + s(1), &Response::new(200), None, too_large)
+    }));
     assert_eq!(seen, Outcome::ALL.into_iter().collect());
 }
 
@@ -539,5 +548,114 @@ fn the_trace_tells_the_whole_story() {
             "7 attempt 2 answered 200",
             "7 stopped: succeeded after 2 of 3 attempts",
         ]
+    );
+}
+
+#[test]
+fn a_2xx_whose_body_is_unusable_is_traced_and_stops_unread_never_retried() {
+    let mut a = start();
+    let problem = BodyProblem::NotJson { line: 1, column: 1 };
+    a.handle_unreadable_response(T0 + s(2), &Response::new(200), Some(noon()), problem);
+    let r = stopped(&mut a);
+    assert_eq!(
+        (r.outcome, r.at, r.attempts),
+        (Outcome::UnreadableResponse, s(2), 1)
+    );
+    assert_eq!(r.last_response.as_ref().map(|l| l.status), Some(200));
+    assert_eq!(r.body, Some(problem));
+    assert!(matches!(
+        a.trace()[2].event,
+        Event::ResponseReceived {
+            status: 200,
+            attempt: 1,
+            ..
+        }
+    ));
+    assert_eq!(
+        r.message(),
+        [
+            "Stopped: the service answered, but not with data this screen can use.",
+            "Last response: 200. Attempts: 1 of 3. Elapsed: 2 seconds.",
+            "Its body is not JSON (line 1, column 1). No retry was sent.",
+        ]
+    );
+}
+
+#[test]
+fn an_unusable_body_matters_only_for_a_2xx() {
+    // A 429's body is never read; were one reported, the 429 is still planned as a 429.
+    let mut a = start();
+    let problem = BodyProblem::Empty;
+    a.handle_unreadable_response(
+        T0 + s(2),
+        &Response::new(429).retry_after("3"),
+        None,
+        problem,
+    );
+    assert_eq!(waits_until(&mut a, 5), WaitReason::ServerDelay(s(3)));
+    // After a retry, an unreadable 200 ends it: "no further retry".
+    a.handle_timeout(T0 + s(5));
+    starts(&mut a, 2, 5);
+    a.handle_unreadable_response(T0 + s(6), &Response::new(204), None, problem);
+    let r = stopped(&mut a);
+    assert_eq!(r.outcome, Outcome::UnreadableResponse);
+    assert_eq!(
+        r.message()[2],
+        "Its answer had no body. No further retry was sent."
+    );
+    // And an answer for a stopped action is dropped, whatever its body.
+    a.handle_unreadable_response(T0 + s(7), &Response::new(200), None, problem);
+    assert!(matches!(
+        a.trace().last().unwrap().event,
+        Event::ResponseDropped {
+            status: Some(200),
+            reason: DropReason::NotOwned
+        }
+    ));
+}
+
+#[test]
+fn a_date_before_1970_is_past_so_the_floor_applies() {
+    let mut a = start();
+    let hint = Response::new(429).retry_after("Sun, 06 Nov 1960 08:49:37 GMT");
+    a.handle_response(T0 + s(2), &hint, Some(noon() + s(2)));
+    let WaitReason::ServerDate { until, delay, .. } = waits_until(&mut a, 3) else {
+        panic!("not read as a date");
+    };
+    assert_eq!(
+        (until.to_string().as_str(), delay),
+        ("Sun, 06 Nov 1960 08:49:37 GMT", s(0))
+    );
+    assert!(a.trace()[2]
+        .event
+        .to_string()
+        .contains("Retry-After: Sun, 06 Nov 1960"));
+}
+
+#[test]
+fn an_rfc_850_year_is_read_against_the_receipts_date() {
+    // The receipt is dated 1 Jan 2030 by the response's own Date. '79 is then 2079, 49 years
+    // ahead (a fixed 1970-2069 window would read 1979, a past date, and retry after the floor).
+    let mut a = start();
+    let hint = Response::new(429)
+        .retry_after("Sunday, 01-Jan-79 00:00:05 GMT")
+        .date("Tue, 01 Jan 2030 00:00:00 GMT");
+    a.handle_response(T0 + s(2), &hint, None);
+    let r = stopped(&mut a);
+    assert_eq!(r.outcome, Outcome::BudgetExhausted);
+    assert_eq!(r.requested_delay, Some(s(3_439_756_805 - 1_893_456_000)));
+    // '81 would be 2081, more than 50 years ahead, so it is 1981: past, so the floor.
+
+    let mut a = start();
+    let hint = Response::new(429)
+        .retry_after("Thursday, 01-Jan-81 00:00:05 GMT")
+        .date("Tue, 01 Jan 2030 00:00:00 GMT");
+    a.handle_response(T0 + s(2), &hint, None);
+    let WaitReason::ServerDate { until, delay, .. } = waits_until(&mut a, 3) else {
+        panic!("not read as a date");
+    };
+    assert_eq!(
+        (until.to_string().as_str(), delay),
+        ("Thu, 01 Jan 1981 00:00:05 GMT", s(0))
     );
 }

@@ -4,6 +4,7 @@
 use std::fmt;
 use std::time::{Duration, SystemTime};
 
+use super::http_date::HttpDate;
 use super::report::StopReport;
 use super::retry_after::HeaderNote;
 use super::seconds::{seconds, Precision};
@@ -93,8 +94,8 @@ pub enum WaitReason {
     ServerDelay(Duration),
     /// A `Retry-After` date, read against the receipt's clock evidence.
     ServerDate {
-        /// The date named.
-        until: SystemTime,
+        /// The date named (an RFC 850 date resolved against the receipt).
+        until: HttpDate,
         /// The date minus the receipt's wall-clock time (clamped at 0, rounded up).
         delay: Duration,
         /// Where the receipt's wall-clock time came from.
@@ -155,6 +156,13 @@ pub enum DropReason {
     PastCap,
 }
 
+/// A receipt's wall-clock time as an HTTP date; a clock past year 9999 says so rather than
+/// print a false date.
+pub(crate) fn wall_clock_text(at: SystemTime) -> String {
+    HttpDate::from_system_time(at)
+        .map_or_else(|| "a time past year 9999".to_owned(), |d| d.to_string())
+}
+
 impl fmt::Display for WaitReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -163,12 +171,7 @@ impl fmt::Display for WaitReason {
                 until,
                 delay,
                 evidence,
-            } => write!(
-                f,
-                "server date {} ({} s by the {evidence})",
-                httpdate::fmt_http_date(*until),
-                t(*delay)
-            ),
+            } => write!(f, "server date {until} ({} s by the {evidence})", t(*delay)),
             WaitReason::Fallback { wait, note } => {
                 write!(f, "no usable hint ({note}), fallback {} s", t(*wait))
             }
@@ -215,11 +218,7 @@ impl fmt::Display for Event {
                     write!(f, ", Date: {v}")?;
                 }
                 if let Some((at, source)) = wall_clock {
-                    write!(
-                        f,
-                        " (received at {} by the {source})",
-                        httpdate::fmt_http_date(*at)
-                    )?;
+                    write!(f, " (received at {} by the {source})", wall_clock_text(*at))?;
                 }
                 if let Some(n) = note {
                     write!(f, "; {n}")?;

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::policy::PolicyError;
-use super::report::{Outcome, StopReport, StoppedWhile};
+use super::report::{BodyProblem, Outcome, StopReport, StoppedWhile};
 use super::seconds::{seconds, Precision};
 use super::trace::WaitReason;
 
@@ -57,8 +57,7 @@ pub fn wait_reason(reason: &WaitReason) -> String {
     match reason {
         WaitReason::ServerDelay(d) => format!("The service asked for {} s.", s(*d)),
         WaitReason::ServerDate { until, delay, .. } => format!(
-            "The service named a time, {} ({} s from the answer).",
-            httpdate::fmt_http_date(*until),
+            "The service named a time, {until} ({} s from the answer).",
             s(*delay)
         ),
         WaitReason::Fallback { wait, .. } => format!(
@@ -78,51 +77,36 @@ pub const NETWORK_FAILED: &str = "The request failed on the network. A rate limi
 pub const CANNOT_ABORT: &str =
     "This browser cannot abort a request, so the per-attempt cap cannot be kept.";
 
-/// Where a body stopped being the data expected. Only the kind and the place: never a word of
-/// what the body held (a parser's own message quotes it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BodyProblem {
-    /// Not JSON at all (an HTML error page, say).
-    NotJson {
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-    },
-    /// JSON, but not of the shape expected.
-    WrongShape {
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-    },
-    /// The body ended before the JSON did (an empty body, say).
-    Truncated {
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-    },
+/// "1 MiB", "64 KiB", "1000 bytes": a size as a person reads it, exact.
+pub fn bytes_words(n: u64) -> String {
+    const KIB: u64 = 1024;
+    match n {
+        1 => "1 byte".to_owned(),
+        n if n >= KIB * KIB && n % (KIB * KIB) == 0 => format!("{} MiB", n / (KIB * KIB)),
+        n if n >= KIB && n % KIB == 0 => format!("{} KiB", n / KIB),
+        n => format!("{n} bytes"),
+    }
 }
 
-/// What failed, for a transport failure: a 2xx arrived but its body was not the JSON expected.
-/// Says where it went wrong, never what the body held.
-pub fn unreadable_body(status: u16, problem: Option<BodyProblem>) -> String {
-    let at = match problem {
-        None => String::new(),
-        Some(BodyProblem::NotJson { line, column }) => {
-            format!(" (not JSON, at line {line}, column {column})")
+/// What was wrong with a 2xx's body: the kind and the place, never a word of what it held.
+pub fn body_problem(problem: BodyProblem) -> String {
+    match problem {
+        BodyProblem::Empty => "Its answer had no body.".to_owned(),
+        BodyProblem::NotJson { line, column } => {
+            format!("Its body is not JSON (line {line}, column {column}).")
         }
-        Some(BodyProblem::WrongShape { line, column }) => {
-            format!(" (JSON of another shape, at line {line}, column {column})")
+        BodyProblem::WrongShape { line, column } => format!(
+            "Its body is JSON, but not of the shape expected (line {line}, column {column})."
+        ),
+        BodyProblem::Truncated { line, column } => {
+            format!("Its body ended before its JSON did (line {line}, column {column}).")
         }
-        Some(BodyProblem::Truncated { line, column }) => {
-            format!(" (it ended early, at line {line}, column {column})")
-        }
-    };
-    format!(
-        "The service answered {status}, but its body could not be read as the data expected{at}."
-    )
+        BodyProblem::TooLarge { limit } => format!(
+            "Its body is larger than {}, so reading stopped there.",
+            bytes_words(limit)
+        ),
+        BodyProblem::Interrupted => "Its body stopped arriving part way.".to_owned(),
+    }
 }
 
 /// The timeline picture's title.
@@ -241,6 +225,9 @@ pub fn stop_message(r: &StopReport) -> Vec<String> {
             "Stopped: the service did not answer within {}.",
             seconds_words(r.attempt_cap)
         ),
+        Outcome::UnreadableResponse => {
+            "Stopped: the service answered, but not with data this screen can use.".into()
+        }
     };
     let last = match &r.last_response {
         Some(last) => format!("Last response: {}.", last.status),
@@ -282,10 +269,7 @@ pub fn stop_message(r: &StopReport) -> Vec<String> {
             _ => "The pending retry was cancelled; no further request was sent.".into(),
         }),
         Outcome::ClockUntrusted => Some(match r.unreadable_date {
-            Some(d) => format!(
-                "The service asked to retry after {}. {no_retry}",
-                httpdate::fmt_http_date(d)
-            ),
+            Some(d) => format!("The service asked to retry after {d}. {no_retry}"),
             None => format!("The service asked to retry after a date. {no_retry}"),
         }),
         Outcome::NonRetryableResponse => Some("You can try again.".into()),
@@ -297,6 +281,10 @@ pub fn stop_message(r: &StopReport) -> Vec<String> {
             "The request was cancelled at its time limit; the service may still have processed it."
                 .into(),
         ),
+        Outcome::UnreadableResponse => Some(match r.body {
+            Some(problem) => format!("{} {no_retry}", body_problem(problem)),
+            None => no_retry.to_owned(),
+        }),
     };
     let mut lines = vec![headline, summary];
     lines.extend(detail);
@@ -336,6 +324,7 @@ mod tests {
             stopped_while: StoppedWhile::Deciding,
             failure: None,
             unreadable_date: None,
+            body: None,
             attempt_cap: Duration::from_secs(4),
         }
     }
@@ -412,21 +401,43 @@ mod tests {
 
     #[test]
     fn an_unreadable_body_says_where_never_what() {
+        let mut r = report(Outcome::UnreadableResponse);
+        r.last_response = Some(LastResponse {
+            status: 200,
+            retry_after: None,
+            note: None,
+        });
+        r.body = Some(BodyProblem::WrongShape {
+            line: 1,
+            column: 17,
+        });
         assert_eq!(
-            unreadable_body(
-                200,
-                Some(BodyProblem::WrongShape {
-                    line: 1,
-                    column: 17
-                })
-            ),
-            "The service answered 200, but its body could not be read as the data expected \
-             (JSON of another shape, at line 1, column 17)."
+            r.message(),
+            [
+                "Stopped: the service answered, but not with data this screen can use.",
+                "Last response: 200. Attempts: 1 of 3. Elapsed: 2 seconds.",
+                "Its body is JSON, but not of the shape expected (line 1, column 17). \
+                 No retry was sent.",
+            ]
         );
+        r.body = Some(BodyProblem::TooLarge { limit: 1 << 20 });
+        r.attempts = 2;
         assert_eq!(
-            unreadable_body(204, None),
-            "The service answered 204, but its body could not be read as the data expected."
+            r.message()[2],
+            "Its body is larger than 1 MiB, so reading stopped there. No further retry was sent."
         );
+        assert_eq!(body_problem(BodyProblem::Empty), "Its answer had no body.");
+    }
+
+    #[test]
+    fn sizes_read_exactly() {
+        assert_eq!(bytes_words(1 << 20), "1 MiB");
+        assert_eq!(bytes_words(3 << 20), "3 MiB");
+        assert_eq!(bytes_words(64 << 10), "64 KiB");
+        assert_eq!(bytes_words(1_000_000), "1000000 bytes");
+        assert_eq!(bytes_words((1 << 20) + 1024), "1025 KiB");
+        assert_eq!(bytes_words(1), "1 byte");
+        assert_eq!(bytes_words(0), "0 bytes");
     }
 
     #[test]

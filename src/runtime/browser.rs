@@ -9,11 +9,16 @@ use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
-use web_sys::AbortController;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, ReadableStreamDefaultReader, ReadableStreamReadResult};
 
 use super::{ReadState, View};
-use crate::budget::words::{self, BodyProblem};
-use crate::budget::{is_success, next_change, Outcome, ReadAction, Response, RetryPolicy, Step};
+use crate::body::BodyReader;
+use crate::budget::words;
+use crate::budget::{
+    is_success, next_change, BodyProblem, Outcome, ReadAction, Response, RetryPolicy, Step,
+};
 
 /// The longest delay `setTimeout` holds (2^31 - 1 ms, about 24.8 days); a longer one fires at
 /// once.
@@ -63,7 +68,6 @@ where
     /// mount or hydration), and the current action is left when the component is cleaned up.
     pub(super) fn attach(url: String, policy: RetryPolicy, view: View<T>) -> Self {
         let shared = Rc::new(Shared {
-            cross_origin: is_cross_origin(&url),
             url,
             policy,
             owned: Cell::new(0),
@@ -100,7 +104,6 @@ where
 struct Shared<T: 'static> {
     url: String,
     policy: RetryPolicy,
-    cross_origin: bool,
     /// The generation the screen owns (1 for the first action, +1 per new action). Kept outside
     /// the reactive system: the runtime must still read it after the component is gone.
     owned: Cell<u64>,
@@ -254,10 +257,8 @@ fn countdown_tick<T: 'static>(
 
 /// What one fetch came back with.
 enum Answer<T> {
-    /// Headers arrived (and, for a 2xx, the body was read as `T`).
-    Response(Response, Option<T>),
-    /// A 2xx whose body could not be read as the expected JSON, and where it went wrong.
-    Unreadable(Response, Option<BodyProblem>),
+    /// Headers arrived; for a 2xx, the body read as `T`, or why it could not be.
+    Response(Response, Result<Option<T>, BodyProblem>),
     /// No HTTP response: the network failed, or the fetch was aborted.
     Failed,
 }
@@ -276,21 +277,22 @@ where
         Err(_) => Answer::Failed,
         Ok(resp) => {
             let header = |name| resp.headers().get(name);
+            // Where the answer came from, after any redirect, decides whether CORS may hide
+            // its headers.
+            let from = resp.url();
             let response = Response {
                 status: resp.status(),
                 retry_after: header("retry-after"),
                 date: header("date"),
-                cross_origin: shared.cross_origin,
+                cross_origin: is_cross_origin(if from.is_empty() { &shared.url } else { &from }),
             };
-            if is_success(response.status) {
-                match resp.json::<T>().await {
-                    Ok(data) => Answer::Response(response, Some(data)),
-                    // Not the error's text: serde quotes values from the body.
-                    Err(e) => Answer::Unreadable(response, body_problem(&e)),
-                }
+            let body = if is_success(response.status) {
+                let limit = shared.policy.max_body_bytes();
+                read_body(&resp, limit, &controller).await.map(Some)
             } else {
-                Answer::Response(response, None)
-            }
+                Ok(None)
+            };
+            Answer::Response(response, body)
         }
     };
     let now = now();
@@ -302,15 +304,13 @@ where
             Answer::Failed => run
                 .action
                 .handle_transport_failure(now, words::NETWORK_FAILED),
-            // Headers arrived, then the body read was aborted: the core drops the answer.
-            Answer::Unreadable(response, _) if signal.aborted() => {
+            // Also where our own abort cut a body short: the action has stopped, so the core
+            // records the answer as dropped.
+            Answer::Response(response, Err(problem)) => {
                 run.action
-                    .handle_response(now, &response, Some(wall_clock()))
+                    .handle_unreadable_response(now, &response, Some(wall_clock()), problem)
             }
-            Answer::Unreadable(response, problem) => run
-                .action
-                .handle_transport_failure(now, &words::unreadable_body(response.status, problem)),
-            Answer::Response(response, data) => {
+            Answer::Response(response, Ok(data)) => {
                 run.data = data;
                 run.action
                     .handle_response(now, &response, Some(wall_clock()));
@@ -320,30 +320,61 @@ where
     pump(&shared, &run_rc);
 }
 
-/// Where a body failed to parse, from the parser's error, without its words.
-fn body_problem(e: &gloo_net::Error) -> Option<BodyProblem> {
-    use serde_json::error::Category;
-    let gloo_net::Error::SerdeError(e) = e else {
-        return None;
+/// Reads a 2xx body chunk by chunk as it streams in, through the one body rule
+/// ([`BodyReader`]): a declared or counted size past `limit` stops the read and aborts the
+/// fetch, so a huge body is never held whole.
+async fn read_body<T: DeserializeOwned>(
+    resp: &gloo_net::http::Response,
+    limit: u64,
+    controller: &AbortController,
+) -> Result<T, BodyProblem> {
+    let too_large = |p| {
+        controller.abort();
+        p
     };
-    let (line, column) = (e.line(), e.column());
-    match e.classify() {
-        Category::Syntax => Some(BodyProblem::NotJson { line, column }),
-        Category::Data => Some(BodyProblem::WrongShape { line, column }),
-        Category::Eof => Some(BodyProblem::Truncated { line, column }),
-        Category::Io => None,
+    let length = resp.headers().get("content-length");
+    let mut body = BodyReader::new(limit, length.as_deref()).map_err(too_large)?;
+    // No stream at all: a 204, or a 200 with a null body.
+    let Some(stream) = resp.body() else {
+        return body.finish();
+    };
+    let reader = ReadableStreamDefaultReader::new(&stream).map_err(|_| BodyProblem::Interrupted)?;
+    loop {
+        let Ok(next) = JsFuture::from(reader.read()).await else {
+            return Err(BodyProblem::Interrupted);
+        };
+        // A read result is a plain `{ done, value }` object: a dictionary, which has no class
+        // to check against.
+        let next: ReadableStreamReadResult = next.unchecked_into();
+        if next.get_done().unwrap_or(true) {
+            break;
+        }
+        let value = next.get_value();
+        let Some(chunk) = value.dyn_ref::<js_sys::Uint8Array>() else {
+            return Err(BodyProblem::Interrupted);
+        };
+        let room = body.extend(chunk.length() as usize).map_err(too_large)?;
+        chunk.copy_to(room);
     }
+    body.finish()
 }
 
-/// Whether `url` is on another origin than the page (so `Retry-After` may be hidden by CORS).
+/// Whether `url` is on another origin than the page (so CORS may hide `Retry-After`).
 fn is_cross_origin(url: &str) -> bool {
-    let Some(location) = web_sys::window().map(|w| w.location()) else {
-        return false;
-    };
-    let (Ok(href), Ok(origin)) = (location.href(), location.origin()) else {
-        return false;
-    };
-    web_sys::Url::new_with_base(url, &href).is_ok_and(|u| u.origin() != origin)
+    web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .is_some_and(|page| crosses_origin(url, &page))
+}
+
+/// Whether `url`, read relative to the page at `page`, is on another origin than the page.
+fn crosses_origin(url: &str, page: &str) -> bool {
+    match (
+        web_sys::Url::new_with_base(url, page),
+        web_sys::Url::new(page),
+    ) {
+        (Ok(u), Ok(p)) => u.origin() != p.origin(),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -359,5 +390,17 @@ mod tests {
         // A 30-day wait: the first chunk is the longest setTimeout holds, not an instant wake.
         assert_eq!(timer_ms(Duration::from_secs(30 * 86_400)), 2_147_483_647);
         assert_eq!(timer_ms(Duration::from_secs(u64::MAX)), 2_147_483_647);
+    }
+
+    #[test]
+    fn the_origin_is_the_answers_own() {
+        let page = "http://127.0.0.1:8080/app/";
+        // A request to the page's origin that a redirect took elsewhere: what the answer's
+        // final URL says is what counts (the runtime passes `Response::url`).
+        assert!(crosses_origin("http://localhost:8080/palettes", page));
+        assert!(crosses_origin("https://127.0.0.1:8080/palettes", page));
+        assert!(crosses_origin("http://127.0.0.1:3031/palettes", page));
+        assert!(!crosses_origin("/api/palettes?collection=coast", page));
+        assert!(!crosses_origin("http://127.0.0.1:8080/api/palettes", page));
     }
 }

@@ -61,6 +61,24 @@ test('Schedule A: the countdown, then the palettes, three requests on the wire',
   await p.close();
 });
 
+test('a same-origin read redirected to another origin is judged by where it landed', async () => {
+  // The page asks its own origin; the API answers 307 to the same server under another name
+  // (localhost), which does not expose Retry-After. So the header may be hidden by CORS, and the
+  // trace must say so: a runtime that judged by the requested URL would not.
+  const p = await page();
+  const port = new URL(BASE).port;
+  await p.goto(`${BASE}/?scenario=schedule-a-seconds&expose=none&moved_to=${encodeURIComponent(`http://localhost:${port}`)}`);
+  await p.getByTestId('wait-reason').waitFor({ timeout: 5000 });
+  assert.equal(await p.getByTestId('wait-reason').textContent(),
+    'The service gave no usable hint; waiting the 2 s fallback.');
+  assert.match(await p.getByTestId('trace').textContent(),
+    /Retry-After missing \(cross-origin: the server may send it without exposing it\)/);
+  await p.getByTestId('cancel').click();
+  const run = await latestRun('schedule-a-seconds');
+  assert.equal(run.requests, 1, 'the redirect is one attempt on the wire');
+  await p.close();
+});
+
 test('navigating away mid-wait: nothing more reaches the server', async () => {
   const p = await page();
   await p.goto(`${BASE}/?scenario=user-leaves-while-waiting`);

@@ -1,0 +1,169 @@
+//! The one rule for reading a 2xx body: at most the policy's `max_body_bytes`, then JSON of the
+//! expected type, or a [`BodyProblem`] that says where it went wrong and never what the body
+//! held. The browser runtime feeds it the bytes as they stream in; the fixture model feeds it
+//! a fixture's body. Pure: no clock, no network.
+
+use serde::de::DeserializeOwned;
+
+use crate::budget::BodyProblem;
+
+/// A body being read, chunk by chunk, up to a limit.
+///
+/// ```
+/// use palette_list::body::BodyReader;
+/// use palette_list::budget::BodyProblem;
+///
+/// let mut body = BodyReader::new(16, None).unwrap();
+/// body.push(br#"{"a": "#).unwrap();
+/// body.push(b"1}").unwrap();
+/// assert_eq!(body.finish::<serde_json::Value>().unwrap()["a"], 1);
+///
+/// let mut body = BodyReader::new(4, None).unwrap();
+/// assert_eq!(body.push(b"[1, 2]"), Err(BodyProblem::TooLarge { limit: 4 }));
+/// // A declared length beyond the limit is refused before any byte is read.
+/// assert_eq!(BodyReader::new(4, Some("5")).unwrap_err(), BodyProblem::TooLarge { limit: 4 });
+/// ```
+#[derive(Debug)]
+pub struct BodyReader {
+    limit: u64,
+    bytes: Vec<u8>,
+}
+
+impl BodyReader {
+    /// Starts reading a body of at most `limit` bytes. `content_length` is the response's
+    /// `Content-Length`, where it has one: a declared length beyond the limit is refused at once.
+    /// A value that is not a length is ignored (the bytes are counted as they come anyway).
+    pub fn new(limit: u64, content_length: Option<&str>) -> Result<BodyReader, BodyProblem> {
+        let declared = content_length
+            .map(|v| v.trim_matches([' ', '\t']))
+            .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()));
+        // Digits only, so the only way to fail to parse is to be too large for a u64.
+        if declared.is_some_and(|v| v.parse::<u64>().map_or(true, |n| n > limit)) {
+            return Err(BodyProblem::TooLarge { limit });
+        }
+        Ok(BodyReader {
+            limit,
+            bytes: Vec::new(),
+        })
+    }
+
+    /// Room for the next `len` bytes, to be filled by the caller (a browser copies a chunk
+    /// straight in); refused once the body would pass the limit, before anything is kept.
+    pub fn extend(&mut self, len: usize) -> Result<&mut [u8], BodyProblem> {
+        let start = self.bytes.len();
+        let total = u64::try_from(start)
+            .ok()
+            .zip(u64::try_from(len).ok())
+            .and_then(|(a, b)| a.checked_add(b));
+        if total.is_none_or(|t| t > self.limit) {
+            return Err(BodyProblem::TooLarge { limit: self.limit });
+        }
+        // Zeroed in bulk (a byte-at-a-time fill is slow in a debug build), then handed out.
+        self.bytes.extend_from_slice(&vec![0; len]);
+        Ok(&mut self.bytes[start..])
+    }
+
+    /// Adds a chunk; refused once the body would pass the limit.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), BodyProblem> {
+        self.extend(chunk.len())?.copy_from_slice(chunk);
+        Ok(())
+    }
+
+    /// The whole body as JSON of type `T`, or where it is not.
+    pub fn finish<T: DeserializeOwned>(self) -> Result<T, BodyProblem> {
+        read_json(&self.bytes)
+    }
+}
+
+/// A complete body (already within the limit) as JSON of type `T`, or where it is not. An
+/// empty body is [`BodyProblem::Empty`]; invalid UTF-8 is not JSON.
+pub fn read_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, BodyProblem> {
+    use serde_json::error::Category;
+    if body.is_empty() {
+        return Err(BodyProblem::Empty);
+    }
+    serde_json::from_slice(body).map_err(|e| {
+        let (line, column) = (e.line(), e.column());
+        match e.classify() {
+            Category::Data => BodyProblem::WrongShape { line, column },
+            Category::Eof => BodyProblem::Truncated { line, column },
+            // Reading a slice has no I/O; were it ever reported, it is still not JSON.
+            Category::Syntax | Category::Io => BodyProblem::NotJson { line, column },
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::palettes::PaletteCollection;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn problem(body: &str) -> BodyProblem {
+        read_json::<PaletteCollection>(body.as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn what_is_not_palettes_says_where() {
+        assert_eq!(problem(""), BodyProblem::Empty);
+        assert_eq!(
+            problem("<html><body>502 Bad Gateway</body></html>"),
+            BodyProblem::NotJson { line: 1, column: 1 }
+        );
+        assert_eq!(
+            problem(r#"{"collection": "coast", "palettes": "SECRET"}"#),
+            BodyProblem::WrongShape {
+                line: 1,
+                column: 44
+            }
+        );
+        assert_eq!(
+            problem("{\"collection\": \"coast\",\n \"palettes\": ["),
+            BodyProblem::Truncated {
+                line: 2,
+                column: 14
+            }
+        );
+        assert_eq!(problem("  "), BodyProblem::Truncated { line: 1, column: 2 });
+        assert!(matches!(
+            read_json::<PaletteCollection>(b"\xff\xfe"),
+            Err(BodyProblem::NotJson { .. })
+        ));
+    }
+
+    #[test]
+    fn palettes_are_read() {
+        let body = r##"{"collection": "coast", "palettes": [{"id": "a", "name": "A", "colors": ["#fff"]}]}"##;
+        let mut r = BodyReader::new(body.len() as u64, Some(&body.len().to_string())).unwrap();
+        for chunk in body.as_bytes().chunks(7) {
+            r.push(chunk).unwrap();
+        }
+        let c: PaletteCollection = r.finish().unwrap();
+        assert_eq!(c.palettes[0].colors, ["#fff"]);
+    }
+
+    #[test]
+    fn the_limit_holds_chunk_by_chunk_and_up_front() {
+        let limit = 10;
+        let mut r = BodyReader::new(limit, None).unwrap();
+        r.push(&[b' '; 10]).unwrap();
+        assert_eq!(r.push(b" "), Err(BodyProblem::TooLarge { limit }));
+        assert_eq!(
+            BodyReader::new(limit, Some("11")).unwrap_err(),
+            BodyProblem::TooLarge { limit }
+        );
+        assert_eq!(
+            BodyReader::new(limit, Some("99999999999999999999999")).unwrap_err(),
+            BodyProblem::TooLarge { limit }
+        );
+        // A declared length within the limit, or one that is not a length, reads on.
+        assert!(BodyReader::new(limit, Some("10")).is_ok());
+        assert!(BodyReader::new(limit, Some("ten")).is_ok());
+        let mut r = BodyReader::new(limit, None).unwrap();
+        assert_eq!(
+            r.extend(usize::MAX).unwrap_err(),
+            BodyProblem::TooLarge { limit }
+        );
+    }
+}
