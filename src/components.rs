@@ -17,6 +17,9 @@ use crate::timeline::Timeline as Drawing;
 /// retry budget and shows the palettes, or which attempt is running, or the countdown to the
 /// next one and why, or the stop message. Leaving the screen (unmount or navigation) stops the
 /// read as `user_left`; Cancel does the same; Try again starts a new read with a fresh budget.
+///
+/// It is what the user sees, and no more: to show developers the trace and the timeline too,
+/// read with [`use_budgeted_get`] and put a [`TracePanel`] inside a [`PaletteListView`].
 #[component]
 pub fn PaletteList(
     /// The collection to read, e.g. `coast`.
@@ -28,20 +31,18 @@ pub fn PaletteList(
     /// The retry budget (default: [`RetryPolicy::new`]).
     #[prop(optional)]
     policy: Option<RetryPolicy>,
-    /// Show the trace expanded (default: collapsed).
-    #[prop(optional)]
-    trace_open: bool,
 ) -> impl IntoView {
     let url = format!(
         "{api_base}/palettes?collection={}",
         query_value(&collection)
     );
     let read = use_budgeted_get::<PaletteCollection>(url, policy.unwrap_or_default());
-    view! { <PaletteListView read collection trace_open /> }
+    view! { <PaletteListView read collection /> }
 }
 
 /// What the Palette List screen shows for a read someone else owns (see [`use_budgeted_get`]):
-/// the status, countdown, palettes or stop message, the Cancel / Try again button, and the trace.
+/// the status, countdown, palettes or stop message, and the Cancel / Try again button; then
+/// whatever `children` add, such as `<TracePanel read />`.
 #[component]
 pub fn PaletteListView(
     /// The read to show.
@@ -49,9 +50,10 @@ pub fn PaletteListView(
     /// The collection's name, for the heading.
     #[prop(into)]
     collection: String,
-    /// Show the trace expanded (default: collapsed).
+    /// Shown at the foot of the screen, e.g. a [`TracePanel`] of the same read (default:
+    /// nothing, so an app that adds none compiles none).
     #[prop(optional)]
-    trace_open: bool,
+    children: Option<Children>,
 ) -> impl IntoView {
     let running = move || read.state.with(ReadState::is_running);
     let loaded = |data: PaletteCollection, report: StopReport| {
@@ -83,7 +85,7 @@ pub fn PaletteListView(
                 <ReadStatus read loaded />
             </div>
             <Announcer read />
-            <TracePanel read open=trace_open />
+            {children.map(|c| c())}
         </section>
     }
 }

@@ -13,7 +13,9 @@ use leptos::task::tick;
 use palette_list::budget::{Outcome, RetryPolicy, StopReport};
 use palette_list::palettes::PaletteCollection;
 use palette_list::runtime::now;
-use palette_list::{use_budgeted_get, BudgetedRead, PaletteList, ReadState};
+use palette_list::{
+    use_budgeted_get, BudgetedRead, PaletteList, PaletteListView, ReadState, TracePanel,
+};
 use palette_list_model::expect::{compare, Comparison};
 use palette_list_model::{live, Case, Fixture, Replay};
 use wasm_bindgen::JsCast;
@@ -109,16 +111,33 @@ async fn screen(scenario: &str) -> (String, web_sys::HtmlElement, impl Drop) {
     screen_with(&format!("scenario={scenario}"), None).await
 }
 
-/// The same, for a run created with `query`, under `policy` (default: the SPEC's).
+/// The same, for a run created with `query`, under `policy` (default: the SPEC's): the screen
+/// with its trace panel, as the demo shows it.
 async fn screen_with(
     query: &str,
     policy: Option<RetryPolicy>,
 ) -> (String, web_sys::HtmlElement, impl Drop) {
     let base = post_run_query(query).await;
     let root = fresh_element();
+    let url = format!("{base}/palettes?collection=coast");
+    let handle = mount_to(root.clone(), move || {
+        let read = use_budgeted_get::<PaletteCollection>(url, policy.unwrap_or_default());
+        view! {
+            <PaletteListView read collection="coast">
+                <TracePanel read />
+            </PaletteListView>
+        }
+    });
+    (base, root, handle)
+}
+
+/// A fresh run of `scenario`, and `<PaletteList>` mounted on it exactly as an app embeds it.
+async fn embedded(scenario: &str) -> (String, web_sys::HtmlElement, impl Drop) {
+    let base = post_run(scenario).await;
+    let root = fresh_element();
     let api_base = base.clone();
     let handle = mount_to(root.clone(), move || {
-        view! { <PaletteList collection="coast" api_base=api_base policy=policy.unwrap_or_default() /> }
+        view! { <PaletteList collection="coast" api_base=api_base /> }
     });
     (base, root, handle)
 }
@@ -322,7 +341,8 @@ async fn a_server_that_never_answers_is_aborted_at_the_cap() {
 
 #[wasm_bindgen_test]
 async fn the_wait_exceeds_message_is_the_specs_exactly() {
-    let (base, root, _mounted) = screen("wait-exceeds-budget").await;
+    // The screen as an app embeds it: what the user sees, and no trace.
+    let (base, root, _mounted) = embedded("wait-exceeds-budget").await;
     wait_for(Duration::from_secs(4), "the stop", || {
         text(&root, "stop-outcome")
     })
@@ -340,6 +360,10 @@ async fn the_wait_exceeds_message_is_the_specs_exactly() {
         ]
     );
     assert_eq!(server_saw(&base).await, ["answered"], "no retry was sent");
+    assert!(
+        text(&root, "trace").is_none(),
+        "the embedded screen has no trace panel"
+    );
 }
 
 #[wasm_bindgen_test]

@@ -13,7 +13,7 @@ use leptos_router::hooks::use_query_map;
 use leptos_router::path;
 use palette_list::budget::{seconds, words, Precision, RetryPolicy};
 use palette_list::palettes::PaletteCollection;
-use palette_list::{use_budgeted_get, PaletteList, PaletteListView};
+use palette_list::{use_budgeted_get, PaletteListView, TracePanel};
 use palette_list_model::live::{self, ServerRequest};
 use palette_list_model::{Case, Fixture};
 use send_wrapper::SendWrapper;
@@ -178,12 +178,23 @@ fn ScenarioScreen(cases: Vec<Case>) -> impl IntoView {
             {move || match run.get() {
                 None => view! { <p class="notice">"Connecting to the scenario API…"</p> }.into_any(),
                 Some(Err(e)) => view! { <p class="notice" data-testid="api-error">{e}</p> }.into_any(),
-                Some(Ok((base, case))) => view! {
-                    <PaletteList collection="coast" api_base=base policy=case.client_policy() />
-                }
-                .into_any(),
+                Some(Ok((base, case))) => view! { <TracedScreen base policy=case.client_policy() /> }
+                    .into_any(),
             }}
         </div>
+    }
+}
+
+/// The Palette List screen as the demo shows it: what the user sees, with the trace and the
+/// timeline beneath (collapsed) for whoever wants to see how the read went.
+#[component]
+fn TracedScreen(base: String, policy: RetryPolicy) -> impl IntoView {
+    let read =
+        use_budgeted_get::<PaletteCollection>(format!("{base}/palettes?collection=coast"), policy);
+    view! {
+        <PaletteListView read collection="coast">
+            <TracePanel read />
+        </PaletteListView>
     }
 }
 
@@ -319,7 +330,9 @@ fn SideBySide(
             <div class="client">
                 <h3>"Client"</h3>
                 <p class="meta" data-testid="expected">{expected}</p>
-                <PaletteListView read collection="coast" trace_open=true />
+                <PaletteListView read collection="coast">
+                    <TracePanel read open=true />
+                </PaletteListView>
             </div>
             <div class="server">
                 <h3>"Server"</h3>
