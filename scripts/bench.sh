@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The benchmark (not a test: it prints figures; CI does not run it). In one run, on this machine:
+#   1. size: three apps built alike (trunk --release, wasm-opt -Oz, the workspace's size profile):
+#      (a) a Leptos counter, the baseline; (b) an app that mounts only <PaletteList/>; (c) the
+#      demo. Raw and gzip -9 bytes of wasm and JS, and (b) - (a): what embedding the screen costs.
+#   2. timer fidelity: the runtime's attempt-start lateness beside a bare setTimeout chain of the
+#      same 200 delays, in the same page of headless Chromium;
+#   3. wakes: timer callbacks, signal writes and live-region changes during one 10 s wait;
+#   4. core cost: criterion, natively: the core deciding a three-attempt schedule.
+# Installs what is missing first. Takes about 15 minutes on 2 cores (mostly release builds and
+# the 200 real waits, twice).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/install.sh"
+cd "$root"
+
+install_wasm_target
+install_wasm_bindgen_cli
+install_trunk
+install_wasm_opt
+install_chromium
+install_playwright
+trap stop_scenario_api EXIT
+
+out="$root/target/bench"
+mkdir -p "$out"
+printf 'scripts/bench.sh on %s, %s cores, %s\n' "$(date -u +%Y-%m-%d)" "$(nproc)" "$(rustc --version)"
+
+# One app's bytes: "raw-wasm gz-wasm raw-js gz-js".
+bytes() {
+  local dir="$1" w j
+  w="$(ls "$dir"/*.wasm)"
+  j="$(ls "$dir"/*.js)"
+  printf '%s %s %s %s\n' "$(wc -c <"$w")" "$(gzip -9c "$w" | wc -c)" "$(wc -c <"$j")" "$(gzip -9c "$j" | wc -c)"
+}
+
+say "1. size (building three release apps)"
+declare -A size
+for app in counter embed demo; do
+  case "$app" in
+    demo) html=index.html ;;
+    *) html="bench/$app/index.html" ;;
+  esac
+  trunk build --release --offline=true "$html" --dist "$out/$app" >"$out/$app.log" 2>&1 \
+    || { cat "$out/$app.log" >&2; exit 1; }
+  size[$app]="$(bytes "$out/$app")"
+done
+printf '  %-44s %10s %9s %9s %8s %12s\n' app "wasm" "wasm gz" "JS" "JS gz" "total gz"
+for app in counter embed demo; do
+  read -r w wg j jg <<<"${size[$app]}"
+  case "$app" in
+    counter) name="(a) Leptos counter (baseline)" ;;
+    embed) name="(b) only <PaletteList collection=\"coast\"/>" ;;
+    demo) name="(c) the demo app" ;;
+  esac
+  printf '  %-44s %10d %9d %9d %8d %12d\n' "$name" "$w" "$wg" "$j" "$jg" $((wg + jg))
+done
+read -r _ awg _ ajg <<<"${size[counter]}"
+read -r _ bwg _ bjg <<<"${size[embed]}"
+printf '  embedding the screen, (b) - (a): %d bytes gzipped (target: (b) <= 70000, (b) - (a) <= 35000)\n' \
+  $(((bwg + bjg) - (awg + ajg)))
+
+say "2. and 3. timer fidelity and wakes (headless Chromium, a few minutes of real waits)"
+trunk build --release --offline=true bench/timers/index.html --dist "$out/timers" >"$out/timers.log" 2>&1 \
+  || { cat "$out/timers.log" >&2; exit 1; }
+cargo build --locked --quiet -p scenario-api
+start_scenario_api --port 0 --stop-after 900 --static "$out/timers" --fixtures tests/fixtures/schedules.json
+node bench/run.mjs "$SCENARIO_API/"
+stop_scenario_api
+
+say "4. core cost (criterion, natively)"
+cargo bench --locked --quiet -p palette-list --bench core -- --noplot 2>&1 | grep -Ev '^(Gnuplot|Benchmarking|$)'
