@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use serde::de::DeserializeOwned;
 
 use crate::budget::{seconds, words, Event, Precision, RetryPolicy, StopReport, WaitReason};
-use crate::palettes::{CssColor, Palette, PaletteCollection};
+use crate::palettes::{palettes_url, CssColor, Palette, PaletteCollection};
 use crate::runtime::{use_budgeted_get, BudgetedRead, ReadState};
 use crate::timeline::Timeline as Drawing;
 
@@ -32,10 +32,7 @@ pub fn PaletteList(
     #[prop(optional)]
     policy: Option<RetryPolicy>,
 ) -> impl IntoView {
-    let url = format!(
-        "{api_base}/palettes?collection={}",
-        query_value(&collection)
-    );
+    let url = palettes_url(&api_base, &collection);
     let read = use_budgeted_get::<PaletteCollection>(url, policy.unwrap_or_default());
     view! { <PaletteListView read collection /> }
 }
@@ -333,33 +330,4 @@ where
         })
     };
     view! { <div class="timeline" data-testid="timeline" inner_html=svg></div> }
-}
-
-/// `value` percent-encoded for a URL query: everything but the unreserved characters of
-/// RFC 3986 (`A-Z a-z 0-9 - . _ ~`), as `encodeURIComponent` does but for `!'()*` too.
-fn query_value(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
-
-    #[test]
-    fn query_values_are_percent_encoded() {
-        assert_eq!(query_value("coast"), "coast");
-        assert_eq!(query_value("a b&c=d"), "a%20b%26c%3Dd");
-        assert_eq!(query_value("é/?#"), "%C3%A9%2F%3F%23");
-        assert_eq!(query_value("-._~"), "-._~");
-    }
 }

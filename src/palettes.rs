@@ -210,6 +210,34 @@ const NAMED_COLORS: &[&str] = &[
     "transparent",
 ];
 
+/// Where the Palette List reads a collection: `{api_base}/palettes?collection={collection}`,
+/// the collection percent-encoded. `api_base` is a URL prefix without a trailing slash (empty:
+/// this origin).
+///
+/// ```
+/// use palette_list::palettes::palettes_url;
+///
+/// assert_eq!(palettes_url("/api", "coast"), "/api/palettes?collection=coast");
+/// assert_eq!(palettes_url("", "a b"), "/palettes?collection=a%20b");
+/// ```
+pub fn palettes_url(api_base: &str, collection: &str) -> String {
+    format!("{api_base}/palettes?collection={}", query_value(collection))
+}
+
+/// `value` percent-encoded for a URL query: everything but the unreserved characters of
+/// RFC 3986 (`A-Z a-z 0-9 - . _ ~`), as `encodeURIComponent` does but for `!'()*` too.
+fn query_value(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,5 +284,13 @@ mod tests {
         assert_eq!(coast.palettes.len(), 4);
         assert_eq!(coast.palettes[0].name, "Tide Pool");
         assert_eq!(coast.palettes[0].colors[0], "#0b3c5d");
+    }
+
+    #[test]
+    fn query_values_are_percent_encoded() {
+        assert_eq!(query_value("coast"), "coast");
+        assert_eq!(query_value("a b&c=d"), "a%20b%26c%3Dd");
+        assert_eq!(query_value("é/?#"), "%C3%A9%2F%3F%23");
+        assert_eq!(query_value("-._~"), "-._~");
     }
 }

@@ -11,7 +11,7 @@ use leptos::mount::mount_to;
 use leptos::prelude::*;
 use leptos::task::tick;
 use palette_list::budget::{Outcome, RetryPolicy, StopReport};
-use palette_list::palettes::PaletteCollection;
+use palette_list::palettes::{palettes_url, PaletteCollection};
 use palette_list::runtime::now;
 use palette_list::{
     use_budgeted_get, BudgetedRead, PaletteList, PaletteListView, ReadState, TracePanel,
@@ -119,7 +119,7 @@ async fn screen_with(
 ) -> (String, web_sys::HtmlElement, impl Drop) {
     let base = post_run_query(query).await;
     let root = fresh_element();
-    let url = format!("{base}/palettes?collection=coast");
+    let url = palettes_url(&base, "coast");
     let handle = mount_to(root.clone(), move || {
         let read = use_budgeted_get::<PaletteCollection>(url, policy.unwrap_or_default());
         view! {
@@ -178,11 +178,7 @@ fn mount_hook(
 async fn run_to_stop(id: &str) -> (String, StopReport) {
     let case = case(id);
     let base = post_run(&case.id).await;
-    let (read, _mounted) = mount_hook(
-        format!("{base}/palettes?collection=coast"),
-        case.client_policy(),
-        None,
-    );
+    let (read, _mounted) = mount_hook(palettes_url(&base, "coast"), case.client_policy(), None);
     let report = wait_for(Duration::from_secs(6), "the stop", || {
         report_of(&read.state.get_untracked())
     })
@@ -195,7 +191,7 @@ async fn run_to_stop(id: &str) -> (String, StopReport) {
 async fn play(case: &Case) -> Result<(), String> {
     let base = post_run(&case.id).await;
     let (read, _mounted) = mount_hook(
-        format!("{base}/palettes?collection=coast"),
+        palettes_url(&base, "coast"),
         case.client_policy(),
         Some(case.clone()),
     );
@@ -525,11 +521,7 @@ async fn the_timeline_grows_with_the_action() {
 async fn a_wait_wakes_once_a_second_and_is_announced_once() {
     // 429 at 2 asks for 8 s: the countdown runs from 8 to 1.
     let base = post_run("user-leaves-while-waiting").await;
-    let (read, _mounted) = mount_hook(
-        format!("{base}/palettes?collection=coast"),
-        RetryPolicy::new(),
-        None,
-    );
+    let (read, _mounted) = mount_hook(palettes_url(&base, "coast"), RetryPolicy::new(), None);
     wait_for(Duration::from_secs(4), "the wait", || {
         matches!(read.state.get_untracked(), ReadState::Waiting { .. }).then_some(())
     })
@@ -716,11 +708,8 @@ async fn leaving_a_thousand_times_leaves_nothing_behind() {
         let mut screens = Vec::new();
         for _ in 0..50 {
             let base = post_run(&case.id).await;
-            let (read, mounted) = mount_hook(
-                format!("{base}/palettes?collection=coast"),
-                case.client_policy(),
-                None,
-            );
+            let (read, mounted) =
+                mount_hook(palettes_url(&base, "coast"), case.client_policy(), None);
             // Some leave before the read has even started (before the next tick).
             let after = match random_ms(10) {
                 0 => Duration::ZERO,

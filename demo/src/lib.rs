@@ -12,7 +12,7 @@ use leptos_router::components::{Route, Router, Routes, A};
 use leptos_router::hooks::use_query_map;
 use leptos_router::path;
 use palette_list::budget::{seconds, words, Precision, RetryPolicy};
-use palette_list::palettes::PaletteCollection;
+use palette_list::palettes::{palettes_url, PaletteCollection};
 use palette_list::{use_budgeted_get, PaletteListView, TracePanel};
 use palette_list_model::live::{self, ServerRequest};
 use palette_list_model::{Case, Fixture};
@@ -189,8 +189,7 @@ fn ScenarioScreen(cases: Vec<Case>) -> impl IntoView {
 /// timeline beneath (collapsed) for whoever wants to see how the read went.
 #[component]
 fn TracedScreen(base: String, policy: RetryPolicy) -> impl IntoView {
-    let read =
-        use_budgeted_get::<PaletteCollection>(format!("{base}/palettes?collection=coast"), policy);
+    let read = use_budgeted_get::<PaletteCollection>(palettes_url(&base, "coast"), policy);
     view! {
         <PaletteListView read collection="coast">
             <TracePanel read />
@@ -295,10 +294,8 @@ fn SideBySide(
     /// The run's URL prefix.
     base: String,
 ) -> impl IntoView {
-    let read = use_budgeted_get::<PaletteCollection>(
-        format!("{base}/palettes?collection=coast"),
-        case.client_policy(),
-    );
+    let read =
+        use_budgeted_get::<PaletteCollection>(palettes_url(&base, "coast"), case.client_policy());
     live::stage(&case, read);
     // The server's side, polled while this is on screen.
     let requests = RwSignal::new(Vec::<ServerRequest>::new());
