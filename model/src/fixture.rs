@@ -627,6 +627,11 @@ impl Defaults<'_> {
                 ))
             }
         };
+        // The keys that give this attempt a body: at most one, and none on a failure.
+        let bodies_given: Vec<&str> = ["body", "body_text", "body_bytes"]
+            .into_iter()
+            .filter(|k| obj.get(*k).is_some_and(|v| !v.is_null()))
+            .collect();
         let answer = match (failure, obj.get("status")) {
             (Some(_), Some(_)) => {
                 return Err(a.err("failure", "an attempt that fails has no status"))
@@ -682,10 +687,7 @@ impl Defaults<'_> {
                         return Err(a.err("headers", format!("must be an object, got {}", kind(v))))
                     }
                 }
-                let mut given = ["body", "body_text", "body_bytes"]
-                    .into_iter()
-                    .filter(|k| obj.get(*k).is_some_and(|v| !v.is_null()));
-                if let (Some(first), Some(second)) = (given.next(), given.next()) {
+                if let [first, second, ..] = bodies_given[..] {
                     return Err(a.err(
                         second,
                         format!("an attempt has one body, and {first} is given"),
@@ -739,12 +741,8 @@ impl Defaults<'_> {
                 }
             }
         };
-        if failure.is_some() {
-            for key in ["body", "body_text", "body_bytes"] {
-                if obj.get(key).is_some_and(|b| !b.is_null()) {
-                    return Err(a.err(key, "an attempt that fails has no body"));
-                }
-            }
+        if let (Some(_), Some(key)) = (failure, bodies_given.first()) {
+            return Err(a.err(key, "an attempt that fails has no body"));
         }
         Ok(Attempt { duration, answer })
     }
