@@ -9,7 +9,7 @@ use axum::body::Body;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use palette_list::budget::{
-    parse_retry_after, receipt_clock, HttpDate, RetryAfter, FIRST_HTTP_DATE, LAST_HTTP_DATE,
+    parse_retry_after, receipt_clock, HttpDate, RetryAfter, FIRST_HTTP_DATE,
 };
 use palette_list_model::{Body as FixtureBody, Case};
 
@@ -46,10 +46,11 @@ pub(crate) fn playable(case: &Case, now: SystemTime) -> Result<(), String> {
             continue; // sent as written: nothing is moved
         };
         let ahead = date.resolved(earliest).delay_after(earliest) + case.policy.budget();
+        // The library's one rule for which times an HTTP date can write.
         let fits = now
             .checked_add(ahead)
-            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-            .is_some_and(|t| t.as_secs() <= LAST_HTTP_DATE.unsigned_abs());
+            .and_then(HttpDate::from_system_time)
+            .is_some();
         if !fits {
             return Err(format!(
                 "scenario {} cannot be played: attempt {}'s Retry-After date, moved onto today's \

@@ -212,7 +212,7 @@ impl HttpDate {
 /// 0000-01-01T00:00:00Z, the first second an HTTP date can write.
 pub const MIN_SECS: i64 = -62_167_219_200;
 /// 9999-12-31T23:59:59Z, the last second an HTTP date can write.
-pub const MAX_SECS: i64 = 253_402_300_799;
+const MAX_SECS: i64 = 253_402_300_799;
 /// Why a text is not an HTTP date; one reason for all, as the trace gives it.
 const INVALID: &str = "not a valid HTTP date (form, calendar date or weekday is wrong)";
 

@@ -29,7 +29,7 @@ pub mod words;
 mod tests;
 
 pub use action::{Phase, ReadAction, Response, Step};
-pub use http_date::{HttpDate, MAX_SECS as LAST_HTTP_DATE, MIN_SECS as FIRST_HTTP_DATE};
+pub use http_date::{HttpDate, MIN_SECS as FIRST_HTTP_DATE};
 pub use policy::{
     is_success, Affordance, PolicyError, RetryPolicy, StatusSet, DEFAULT_FALLBACK_WAITS,
     DEFAULT_MAX_BODY_BYTES,

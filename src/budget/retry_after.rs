@@ -66,9 +66,9 @@ impl fmt::Display for HeaderNote {
 ///
 /// delay-seconds is one or more ASCII digits and nothing else; a huge number is valid and
 /// saturates. An HTTP date may be IMF-fixdate, RFC 850 or asctime form, and must be a real
-/// calendar date with the right weekday; a date before 1970 is valid (and past). Surrounding spaces and tabs are not part of a field
-/// value (RFC 9110 §5.5) and are ignored; everything else that is not one of the two forms is
-/// invalid, with the reason.
+/// calendar date with the right weekday; a date before 1970 is valid (and past). Surrounding
+/// spaces and tabs are not part of a field value (RFC 9110 §5.5) and are ignored; everything
+/// else that is not one of the two forms is invalid, with the reason.
 ///
 /// ```
 /// use std::time::Duration;
