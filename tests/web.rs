@@ -249,10 +249,14 @@ async fn play(case: &Case) -> Result<(), String> {
 /// Left out, because a real wire cannot stage them:
 /// - `leave-at-the-instant-of-an-answer`: a tie of two events to the millisecond;
 /// - `sub-second-date-difference-rounds-up`: sub-second rounding against the local clock; on the
-///   wire the server's `Date` (whole seconds, and preferred as evidence) dates the receipt.
-const NOT_ON_THE_WIRE: [&str; 2] = [
+///   wire the server's `Date` (whole seconds, and preferred as evidence) dates the receipt;
+/// - `endless-body-past-the-limit`: reading the 1 MiB the limit allows takes tens of
+///   milliseconds on a real clock, which can carry the message's elapsed time past the tenth it
+///   writes; `a_body_with_no_end_is_not_read_whole` plays it instead, in both browsers.
+const NOT_ON_THE_WIRE: [&str; 3] = [
     "leave-at-the-instant-of-an-answer",
     "sub-second-date-difference-rounds-up",
+    "endless-body-past-the-limit",
 ];
 
 #[wasm_bindgen_test]
@@ -270,7 +274,7 @@ async fn every_fixture_case_through_the_real_runtime() {
             }
         }
     }
-    assert_eq!(played, 14 + 15 + 4 + 9);
+    assert_eq!(played, 14 + 15 + 4 + 8);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
