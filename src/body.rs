@@ -1,22 +1,34 @@
-//! The one rule for reading a 2xx body: at most the policy's `max_body_bytes`, then JSON of the
-//! expected type, or a [`BodyProblem`] that says where it went wrong and never what the body
-//! held. The browser runtime feeds it the bytes as they stream in; the fixture model feeds it
-//! a fixture's body. Pure: no clock, no network.
+//! The one rule for reading a 2xx body: at most the policy's `max_body_bytes`, never empty,
+//! then JSON of the expected type, or a [`BodyProblem`] that says where it went wrong and never
+//! what the body held. The browser runtime feeds it the bytes as they stream in; the fixture
+//! model feeds it a fixture's body. Pure: no clock, no network.
+//!
+//! What "JSON of the expected type" means is a [`ReadFn`]: [`read_json`] for any `serde` type,
+//! or a type's own reader, such as [`PaletteCollection::from_json`], which gives the same
+//! answers without shipping `serde_json`.
+//!
+//! [`PaletteCollection::from_json`]: crate::palettes::PaletteCollection::from_json
 
 use serde::de::DeserializeOwned;
 
 use crate::budget::BodyProblem;
 
+/// How a complete, non-empty body within the limit becomes the data: `Ok(data)`, or where it is
+/// not JSON of the expected type.
+pub type ReadFn<T> = fn(&[u8]) -> Result<T, BodyProblem>;
+
 /// A body being read, chunk by chunk, up to a limit.
 ///
 /// ```
-/// use palette_list::body::BodyReader;
+/// use palette_list::body::{read_json, BodyReader};
 /// use palette_list::budget::BodyProblem;
 ///
 /// let mut body = BodyReader::new(16, None).unwrap();
 /// body.push(br#"{"a": "#).unwrap();
 /// body.push(b"1}").unwrap();
-/// assert_eq!(body.finish::<serde_json::Value>().unwrap()["a"], 1);
+/// let value = body.finish(read_json::<serde_json::Value>).unwrap();
+/// assert_eq!(value["a"], 1);
+/// assert_eq!(BodyReader::new(4, None).unwrap().finish(read_json::<u8>), Err(BodyProblem::Empty));
 ///
 /// let mut body = BodyReader::new(4, None).unwrap();
 /// assert_eq!(body.push(b"[1, 2]"), Err(BodyProblem::TooLarge { limit: 4 }));
@@ -69,19 +81,19 @@ impl BodyReader {
         Ok(())
     }
 
-    /// The whole body as JSON of type `T`, or where it is not.
-    pub fn finish<T: DeserializeOwned>(self) -> Result<T, BodyProblem> {
-        read_json(&self.bytes)
+    /// The whole body read by `read`, or [`BodyProblem::Empty`] when there is none.
+    pub fn finish<T>(self, read: ReadFn<T>) -> Result<T, BodyProblem> {
+        if self.bytes.is_empty() {
+            return Err(BodyProblem::Empty);
+        }
+        read(&self.bytes)
     }
 }
 
-/// A complete body (already within the limit) as JSON of type `T`, or where it is not. An
-/// empty body is [`BodyProblem::Empty`]; invalid UTF-8 is not JSON.
+/// The [`ReadFn`] for any `serde` type: the body as JSON of type `T` (through `serde_json`), or
+/// where it is not. Invalid UTF-8 is not JSON.
 pub fn read_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, BodyProblem> {
     use serde_json::error::Category;
-    if body.is_empty() {
-        return Err(BodyProblem::Empty);
-    }
     serde_json::from_slice(body).map_err(|e| {
         let (line, column) = (e.line(), e.column());
         match e.classify() {
@@ -100,8 +112,16 @@ mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
+    /// What both readers of palettes say of `body`, which must be the same.
     fn problem(body: &str) -> BodyProblem {
-        read_json::<PaletteCollection>(body.as_bytes()).unwrap_err()
+        let finish = |read| {
+            let mut reader = BodyReader::new(1 << 20, None).unwrap();
+            reader.push(body.as_bytes()).unwrap();
+            reader.finish(read).unwrap_err()
+        };
+        let own = finish(PaletteCollection::from_json);
+        assert_eq!(own, finish(read_json::<PaletteCollection>), "{body}");
+        own
     }
 
     #[test]
@@ -126,10 +146,12 @@ mod tests {
             }
         );
         assert_eq!(problem("  "), BodyProblem::Truncated { line: 1, column: 2 });
-        assert!(matches!(
-            read_json::<PaletteCollection>(b"\xff\xfe"),
-            Err(BodyProblem::NotJson { .. })
-        ));
+        for read in [PaletteCollection::from_json, read_json::<PaletteCollection>] {
+            assert!(matches!(
+                read(b"\xff\xfe"),
+                Err(BodyProblem::NotJson { .. })
+            ));
+        }
     }
 
     #[test]
@@ -139,7 +161,7 @@ mod tests {
         for chunk in body.as_bytes().chunks(7) {
             r.push(chunk).unwrap();
         }
-        let c: PaletteCollection = r.finish().unwrap();
+        let c = r.finish(PaletteCollection::from_json).unwrap();
         assert_eq!(c.palettes[0].colors, ["#fff"]);
     }
 

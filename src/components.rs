@@ -6,11 +6,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use leptos::prelude::*;
-use serde::de::DeserializeOwned;
 
 use crate::budget::{seconds, words, Event, Precision, RetryPolicy, StopReport, WaitReason};
 use crate::palettes::{palettes_url, CssColor, Palette, PaletteCollection};
-use crate::runtime::{use_budgeted_get, BudgetedRead, ReadState};
+use crate::runtime::{use_budgeted_read, BudgetedRead, ReadState};
 use crate::timeline::Timeline as Drawing;
 
 /// The Palette List screen: reads `{api_base}/palettes?collection={collection}` under a finite
@@ -19,7 +18,7 @@ use crate::timeline::Timeline as Drawing;
 /// read as `user_left`; Cancel does the same; Try again starts a new read with a fresh budget.
 ///
 /// It is what the user sees, and no more: to show developers the trace and the timeline too,
-/// read with [`use_budgeted_get`] and put a [`TracePanel`] inside a [`PaletteListView`].
+/// read with [`use_budgeted_read`] and put a [`TracePanel`] inside a [`PaletteListView`].
 #[component]
 pub fn PaletteList(
     /// The collection to read, e.g. `coast`.
@@ -33,11 +32,12 @@ pub fn PaletteList(
     policy: Option<RetryPolicy>,
 ) -> impl IntoView {
     let url = palettes_url(&api_base, &collection);
-    let read = use_budgeted_get::<PaletteCollection>(url, policy.unwrap_or_default());
+    let policy = policy.unwrap_or_default();
+    let read = use_budgeted_read(url, policy, PaletteCollection::from_json);
     view! { <PaletteListView read collection /> }
 }
 
-/// What the Palette List screen shows for a read someone else owns (see [`use_budgeted_get`]):
+/// What the Palette List screen shows for a read someone else owns (see [`use_budgeted_read`]):
 /// the status, countdown, palettes or stop message, and the Cancel / Try again button; then
 /// whatever `children` add, such as `<TracePanel read />`.
 #[component]
@@ -97,7 +97,7 @@ pub fn ReadStatus<T, F, V>(
     loaded: F,
 ) -> impl IntoView
 where
-    T: DeserializeOwned + Clone + Send + Sync + 'static,
+    T: Clone + Send + Sync + 'static,
     F: Fn(T, StopReport) -> V + Send + Sync + 'static,
     V: IntoView + 'static,
 {
@@ -129,7 +129,7 @@ pub fn Announcer<T>(
     read: BudgetedRead<T>,
 ) -> impl IntoView
 where
-    T: DeserializeOwned + Clone + Send + Sync + 'static,
+    T: Clone + Send + Sync + 'static,
 {
     let text = Memo::new(move |_| read.state.with(|s| words::announcement(&summary(s))));
     view! {
@@ -264,7 +264,7 @@ pub fn TracePanel<T>(
     open: bool,
 ) -> impl IntoView
 where
-    T: DeserializeOwned + Clone + Send + Sync + 'static,
+    T: Clone + Send + Sync + 'static,
 {
     let trace = read.trace;
     view! {
@@ -303,7 +303,7 @@ pub fn Timeline<T>(
     read: BudgetedRead<T>,
 ) -> impl IntoView
 where
-    T: DeserializeOwned + Clone + Send + Sync + 'static,
+    T: Clone + Send + Sync + 'static,
 {
     static DRAWN: AtomicU64 = AtomicU64::new(0);
     let id = format!("timeline-{}", DRAWN.fetch_add(1, Ordering::Relaxed));

@@ -50,7 +50,7 @@ pub use components::{
     Announcer, Countdown, PaletteGrid, PaletteList, PaletteListView, ReadStatus, StopMessage,
     Timeline, TracePanel,
 };
-pub use runtime::{use_budgeted_get, BudgetedRead, ReadState};
+pub use runtime::{use_budgeted_get, use_budgeted_read, BudgetedRead, ReadState};
 
 #[cfg(all(test, target_arch = "wasm32"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

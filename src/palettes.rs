@@ -2,6 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::budget::BodyProblem;
+
+mod json;
+
 /// A collection of palettes, as the API sends it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PaletteCollection {
@@ -9,6 +13,27 @@ pub struct PaletteCollection {
     pub collection: String,
     /// Its palettes, in order.
     pub palettes: Vec<Palette>,
+}
+
+impl PaletteCollection {
+    /// Reads a collection from a 2xx body (the screen's [`ReadFn`](crate::body::ReadFn)): the
+    /// answer `serde_json` gives, data or problem, without shipping `serde_json`.
+    ///
+    /// ```
+    /// use palette_list::budget::BodyProblem;
+    /// use palette_list::palettes::PaletteCollection;
+    ///
+    /// let body = br#"{"collection": "coast", "palettes": []}"#;
+    /// assert_eq!(PaletteCollection::from_json(body).unwrap().collection, "coast");
+    /// let body = br#"{"collection": "coast", "palettes": "SECRET"}"#;
+    /// assert_eq!(
+    ///     PaletteCollection::from_json(body),
+    ///     Err(BodyProblem::WrongShape { line: 1, column: 44 })
+    /// );
+    /// ```
+    pub fn from_json(body: &[u8]) -> Result<PaletteCollection, BodyProblem> {
+        json::read(body)
+    }
 }
 
 /// One named palette.

@@ -141,7 +141,7 @@ proptest! {
         let read = body
             .chunks(chunk)
             .try_for_each(|c| reader.push(c))
-            .and_then(|()| reader.finish::<palette_list::palettes::PaletteCollection>());
+            .and_then(|()| reader.finish(palette_list::palettes::PaletteCollection::from_json));
         if let Err(problem) = read {
             let words = palette_list::budget::words::body_problem(problem);
             // Only the kind and the place: no byte of the body is ever quoted.

@@ -14,7 +14,8 @@ use palette_list::budget::{Outcome, RetryPolicy, StopReport};
 use palette_list::palettes::{palettes_url, PaletteCollection};
 use palette_list::runtime::now;
 use palette_list::{
-    use_budgeted_get, BudgetedRead, PaletteList, PaletteListView, ReadState, TracePanel,
+    use_budgeted_get, use_budgeted_read, BudgetedRead, PaletteList, PaletteListView, ReadState,
+    TracePanel,
 };
 use palette_list_model::expect::{compare, Comparison};
 use palette_list_model::{live, Case, Fixture, Replay};
@@ -121,7 +122,8 @@ async fn screen_with(
     let root = fresh_element();
     let url = palettes_url(&base, "coast");
     let handle = mount_to(root.clone(), move || {
-        let read = use_budgeted_get::<PaletteCollection>(url, policy.unwrap_or_default());
+        let policy = policy.unwrap_or_default();
+        let read = use_budgeted_read(url, policy, PaletteCollection::from_json);
         view! {
             <PaletteListView read collection="coast">
                 <TracePanel read />

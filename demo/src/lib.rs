@@ -13,7 +13,7 @@ use leptos_router::hooks::use_query_map;
 use leptos_router::path;
 use palette_list::budget::{seconds, words, Precision, RetryPolicy};
 use palette_list::palettes::{palettes_url, PaletteCollection};
-use palette_list::{use_budgeted_get, PaletteListView, TracePanel};
+use palette_list::{use_budgeted_read, PaletteListView, TracePanel};
 use palette_list_model::live::{self, ServerRequest};
 use palette_list_model::{Case, Fixture};
 use send_wrapper::SendWrapper;
@@ -189,7 +189,8 @@ fn ScenarioScreen(cases: Vec<Case>) -> impl IntoView {
 /// timeline beneath (collapsed) for whoever wants to see how the read went.
 #[component]
 fn TracedScreen(base: String, policy: RetryPolicy) -> impl IntoView {
-    let read = use_budgeted_get::<PaletteCollection>(palettes_url(&base, "coast"), policy);
+    let url = palettes_url(&base, "coast");
+    let read = use_budgeted_read(url, policy, PaletteCollection::from_json);
     view! {
         <PaletteListView read collection="coast">
             <TracePanel read />
@@ -294,8 +295,8 @@ fn SideBySide(
     /// The run's URL prefix.
     base: String,
 ) -> impl IntoView {
-    let read =
-        use_budgeted_get::<PaletteCollection>(palettes_url(&base, "coast"), case.client_policy());
+    let url = palettes_url(&base, "coast");
+    let read = use_budgeted_read(url, case.client_policy(), PaletteCollection::from_json);
     live::stage(&case, read);
     // The server's side, polled while this is on screen.
     let requests = RwSignal::new(Vec::<ServerRequest>::new());

@@ -263,7 +263,7 @@ fn read_body(status: u16, body: Option<&Body>, limit: u64) -> Result<(), BodyPro
     for chunk in body.map(Body::chunks).into_iter().flatten() {
         reader.push(&chunk)?;
     }
-    reader.finish::<PaletteCollection>().map(drop)
+    reader.finish(PaletteCollection::from_json).map(drop)
 }
 
 fn event_json(t: &TraceEvent) -> Value {

@@ -8,13 +8,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
-use serde::de::DeserializeOwned;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, ReadableStreamDefaultReader, ReadableStreamReadResult};
 
 use super::{ReadState, View};
-use crate::body::BodyReader;
+use crate::body::{BodyReader, ReadFn};
 use crate::budget::words;
 use crate::budget::{
     is_success, next_change, BodyProblem, Outcome, ReadAction, Response, RetryPolicy, Step,
@@ -62,14 +61,15 @@ impl<T: 'static> Copy for Driver<T> {}
 
 impl<T> Driver<T>
 where
-    T: DeserializeOwned + Clone + Send + Sync + 'static,
+    T: Clone + Send + Sync + 'static,
 {
     /// Sets the read up in the current component: its first action starts in an effect (after
     /// mount or hydration), and the current action is left when the component is cleaned up.
-    pub(super) fn attach(url: String, policy: RetryPolicy, view: View<T>) -> Self {
+    pub(super) fn attach(url: String, policy: RetryPolicy, read: ReadFn<T>, view: View<T>) -> Self {
         let shared = Rc::new(Shared {
             url,
             policy,
+            read,
             owned: Cell::new(0),
             run: RefCell::new(None),
             view,
@@ -104,6 +104,8 @@ where
 struct Shared<T: 'static> {
     url: String,
     policy: RetryPolicy,
+    /// How a 2xx body becomes the data.
+    read: ReadFn<T>,
     /// The generation the screen owns (1 for the first action, +1 per new action). Kept outside
     /// the reactive system: the runtime must still read it after the component is gone.
     owned: Cell<u64>,
@@ -128,7 +130,7 @@ struct Run<T> {
 
 fn start<T>(shared: &Rc<Shared<T>>)
 where
-    T: DeserializeOwned + Clone + Send + Sync + 'static,
+    T: Clone + Send + Sync + 'static,
 {
     let generation = shared.owned.get() + 1;
     shared.owned.set(generation);
@@ -155,7 +157,7 @@ where
 /// The user left (unmount, navigation or Cancel): the current action stops as `user_left`.
 fn leave<T>(shared: &Rc<Shared<T>>)
 where
-    T: DeserializeOwned + Clone + Send + Sync + 'static,
+    T: Clone + Send + Sync + 'static,
 {
     let run = shared.run.borrow().clone();
     if let Some(run) = run {
@@ -167,7 +169,7 @@ where
 /// Carries out every step the core has decided, then arms its one timer.
 fn pump<T>(shared: &Rc<Shared<T>>, run_rc: &Rc<RefCell<Run<T>>>)
 where
-    T: DeserializeOwned + Clone + Send + Sync + 'static,
+    T: Clone + Send + Sync + 'static,
 {
     let mut run = run_rc.borrow_mut();
     let owned = shared.owned.get() == run.generation;
@@ -265,7 +267,7 @@ enum Answer<T> {
 
 async fn attempt<T>(shared: Rc<Shared<T>>, run_rc: Rc<RefCell<Run<T>>>, controller: AbortController)
 where
-    T: DeserializeOwned + Clone + Send + Sync + 'static,
+    T: Clone + Send + Sync + 'static,
 {
     let signal = controller.signal();
     let sent = gloo_net::http::Request::get(&shared.url)
@@ -288,7 +290,9 @@ where
             };
             let body = if is_success(response.status) {
                 let limit = shared.policy.max_body_bytes();
-                read_body(&resp, limit, &controller).await.map(Some)
+                read_body(&resp, limit, shared.read, &controller)
+                    .await
+                    .map(Some)
             } else {
                 Ok(None)
             };
@@ -323,9 +327,10 @@ where
 /// Reads a 2xx body chunk by chunk as it streams in, through the one body rule
 /// ([`BodyReader`]): a declared or counted size past `limit` stops the read and aborts the
 /// fetch, so a huge body is never held whole.
-async fn read_body<T: DeserializeOwned>(
+async fn read_body<T>(
     resp: &gloo_net::http::Response,
     limit: u64,
+    read: ReadFn<T>,
     controller: &AbortController,
 ) -> Result<T, BodyProblem> {
     let too_large = |p| {
@@ -336,7 +341,7 @@ async fn read_body<T: DeserializeOwned>(
     let mut body = BodyReader::new(limit, length.as_deref()).map_err(too_large)?;
     // No stream at all: a 204, or a 200 with a null body.
     let Some(stream) = resp.body() else {
-        return body.finish();
+        return body.finish(read);
     };
     let reader = ReadableStreamDefaultReader::new(&stream).map_err(|_| BodyProblem::Interrupted)?;
     loop {
@@ -356,7 +361,7 @@ async fn read_body<T: DeserializeOwned>(
         let room = body.extend(chunk.length() as usize).map_err(too_large)?;
         chunk.copy_to(room);
     }
-    body.finish()
+    body.finish(read)
 }
 
 /// Whether `url` is on another origin than the page (so CORS may hide `Retry-After`).

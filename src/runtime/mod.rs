@@ -22,6 +22,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 use serde::de::DeserializeOwned;
 
+use crate::body::{read_json, ReadFn};
 use crate::budget::{PolicyError, RetryPolicy, StopReport, TraceEvent, WaitReason};
 
 #[cfg(target_arch = "wasm32")]
@@ -96,7 +97,7 @@ impl<T: 'static> Copy for BudgetedRead<T> {}
 
 impl<T> BudgetedRead<T>
 where
-    T: DeserializeOwned + Clone + Send + Sync + 'static,
+    T: Clone + Send + Sync + 'static,
 {
     /// Starts a new action with a fresh budget (Try again). Leaves the current one first.
     pub fn try_again(&self) {
@@ -111,10 +112,20 @@ where
 
 /// Reads `url` as JSON under `policy`: one action, started once the calling component is in the
 /// browser, and left when that component is cleaned up (unmount or navigation). `GET` only:
-/// there is no way to send a write.
+/// there is no way to send a write. The body is read by `serde_json` ([`read_json`]); to ship
+/// without it, give the type's own reader to [`use_budgeted_read`].
 pub fn use_budgeted_get<T>(url: String, policy: RetryPolicy) -> BudgetedRead<T>
 where
     T: DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    use_budgeted_read(url, policy, read_json::<T>)
+}
+
+/// [`use_budgeted_get`] with the body read by `read`, as the Palette List screen reads its data
+/// with [`PaletteCollection::from_json`](crate::palettes::PaletteCollection::from_json).
+pub fn use_budgeted_read<T>(url: String, policy: RetryPolicy, read: ReadFn<T>) -> BudgetedRead<T>
+where
+    T: Clone + Send + Sync + 'static,
 {
     let view = View {
         state: RwSignal::new(ReadState::Loading {
@@ -128,7 +139,7 @@ where
         state: view.state.read_only(),
         trace: view.trace.read_only(),
         clock: view.clock.read_only(),
-        driver: Driver::attach(url, policy, view),
+        driver: Driver::attach(url, policy, read, view),
     }
 }
 
@@ -152,6 +163,7 @@ mod server {
     use std::marker::PhantomData;
 
     use super::View;
+    use crate::body::ReadFn;
     use crate::budget::RetryPolicy;
 
     /// Off the browser the read is never driven: it stays in its initial state.
@@ -166,7 +178,12 @@ mod server {
     impl<T> Copy for Driver<T> {}
 
     impl<T> Driver<T> {
-        pub(super) fn attach(_url: String, _policy: RetryPolicy, _view: View<T>) -> Self {
+        pub(super) fn attach(
+            _url: String,
+            _policy: RetryPolicy,
+            _read: ReadFn<T>,
+            _view: View<T>,
+        ) -> Self {
             Driver(PhantomData)
         }
 

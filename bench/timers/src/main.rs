@@ -29,7 +29,7 @@ mod bench {
     use leptos::prelude::*;
     use palette_list::budget::Event;
     use palette_list::palettes::PaletteCollection;
-    use palette_list::{use_budgeted_get, BudgetedRead, PaletteListView, ReadState, RetryPolicy};
+    use palette_list::{use_budgeted_read, BudgetedRead, PaletteListView, ReadState, RetryPolicy};
     use serde_json::json;
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
@@ -72,9 +72,10 @@ mod bench {
         let inner = slot.clone();
         // Mounted for good: mount_to_body keeps the view for the page's life.
         mount_to_body(move || {
-            let read = use_budgeted_get::<PaletteCollection>(
+            let read = use_budgeted_read(
                 "/bench-api/palettes?collection=bench".into(),
                 policy.clone(),
+                PaletteCollection::from_json,
             );
             inner.set(Some(read));
             view! { <PaletteListView read collection="bench" /> }
