@@ -28,22 +28,30 @@ pub enum Precision {
 /// assert_eq!(seconds(d, Precision::WholeUp), "3");
 /// ```
 pub fn seconds(d: Duration, precision: Precision) -> String {
-    const NANOS: u128 = 1_000_000_000;
-    let unit: u128 = match precision {
+    const NANOS: u32 = 1_000_000_000;
+    let unit = match precision {
         Precision::Exact => 1,
         Precision::Millis => 1_000_000,
         Precision::Tenths => 100_000_000,
         Precision::WholeUp => NANOS,
     };
-    let n = d.as_nanos();
-    let units = match precision {
-        Precision::WholeUp => n.div_ceil(unit),
-        _ => (n + unit / 2) / unit,
+    let up = match precision {
+        Precision::WholeUp => unit - 1,
+        _ => unit / 2,
     };
-    let rounded = units * unit;
-    let (whole, frac) = (rounded / NANOS, rounded % NANOS);
+    // Rounded within the second (below 2^32 with what rounding adds), then carried. Whole
+    // seconds and nanoseconds apart: no 128-bit arithmetic, which costs a browser bytes.
+    let frac = (d.subsec_nanos() + up) / unit * unit;
+    let (whole, frac) = match frac.checked_sub(NANOS) {
+        Some(frac) => match d.as_secs().checked_add(1) {
+            Some(whole) => (whole.to_string(), frac),
+            // The one sum past a u64: Duration::MAX rounded up.
+            None => ("18446744073709551616".to_owned(), frac),
+        },
+        None => (d.as_secs().to_string(), frac),
+    };
     if frac == 0 {
-        whole.to_string()
+        whole
     } else {
         let digits = format!("{frac:09}");
         format!("{whole}.{}", digits.trim_end_matches('0'))
@@ -68,9 +76,12 @@ pub fn next_change(left: Duration) -> Option<Duration> {
     if left <= SECOND {
         return None;
     }
-    let shown = left.as_nanos().div_ceil(SECOND.as_nanos());
-    let next = Duration::from_secs(u64::try_from(shown - 1).unwrap_or(u64::MAX));
-    Some(left - next)
+    // The number shown is the whole seconds left, rounded up; the next one is one less.
+    let next = match left.subsec_nanos() {
+        0 => left.as_secs() - 1,
+        _ => left.as_secs(),
+    };
+    Some(left - Duration::from_secs(next))
 }
 
 #[cfg(test)]
@@ -81,6 +92,79 @@ mod tests {
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
+    }
+
+    /// The rule written plainly, in 128-bit nanoseconds, to hold the function to.
+    fn reference(d: Duration, precision: Precision) -> String {
+        const NANOS: u128 = 1_000_000_000;
+        let unit: u128 = match precision {
+            Precision::Exact => 1,
+            Precision::Millis => 1_000_000,
+            Precision::Tenths => 100_000_000,
+            Precision::WholeUp => NANOS,
+        };
+        let units = match precision {
+            Precision::WholeUp => d.as_nanos().div_ceil(unit),
+            _ => (d.as_nanos() + unit / 2) / unit,
+        };
+        let (whole, frac) = (units * unit / NANOS, units * unit % NANOS);
+        match frac {
+            0 => whole.to_string(),
+            _ => format!("{whole}.{}", format!("{frac:09}").trim_end_matches('0')),
+        }
+    }
+
+    #[test]
+    fn every_rounding_and_carry_is_the_plain_rule() {
+        let secs = [
+            0,
+            1,
+            2,
+            59,
+            3_600,
+            u64::from(u32::MAX),
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        let nanos = [
+            0,
+            1,
+            499_999,
+            500_000,
+            49_999_999,
+            50_000_000,
+            949_999_999,
+            950_000_000,
+            999_499_999,
+            999_500_000,
+            999_999_999,
+        ];
+        for s in secs {
+            for n in nanos {
+                let d = Duration::new(s, n);
+                for p in [
+                    Precision::Exact,
+                    Precision::Millis,
+                    Precision::Tenths,
+                    Precision::WholeUp,
+                ] {
+                    assert_eq!(seconds(d, p), reference(d, p), "{d:?} {p:?}");
+                }
+                if d > Duration::from_secs(1) {
+                    let step = next_change(d).unwrap();
+                    let shown = reference(d, Precision::WholeUp);
+                    assert_eq!(
+                        reference(d - step + Duration::from_nanos(1), Precision::WholeUp),
+                        shown
+                    );
+                    assert_ne!(reference(d - step, Precision::WholeUp), shown, "{d:?}");
+                }
+            }
+        }
+        assert_eq!(
+            seconds(Duration::MAX, Precision::Tenths),
+            "18446744073709551616"
+        );
     }
 
     #[test]

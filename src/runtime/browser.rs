@@ -28,9 +28,12 @@ const MAX_TIMEOUT_MS: u32 = i32::MAX as u32;
 /// `setTimeout` can hold, so a longer wait or cap is armed in chunks: the core ignores a wake
 /// before its deadline, and the driver arms the rest.
 fn timer_ms(wait: Duration) -> u32 {
-    u32::try_from(wait.as_micros().div_ceil(1000))
-        .unwrap_or(u32::MAX)
-        .min(MAX_TIMEOUT_MS)
+    // Whole microseconds, rounded up to the millisecond.
+    let ms = wait
+        .as_secs()
+        .saturating_mul(1000)
+        .saturating_add(u64::from(wait.subsec_micros().div_ceil(1000)));
+    u32::try_from(ms).unwrap_or(u32::MAX).min(MAX_TIMEOUT_MS)
 }
 
 /// The monotonic clock: `performance.now()` as a `Duration`.
@@ -38,12 +41,13 @@ pub fn now() -> Duration {
     let ms = web_sys::window()
         .and_then(|w| w.performance())
         .map_or(0.0, |p| p.now());
-    Duration::from_secs_f64(ms.max(0.0) / 1000.0)
+    // To the nanosecond, rounded; `as` maps NaN to 0 and saturates.
+    Duration::from_nanos((ms.max(0.0) * 1e6 + 0.5) as u64)
 }
 
 /// The local wall clock, `Date.now()`.
 fn wall_clock() -> SystemTime {
-    UNIX_EPOCH + Duration::from_secs_f64(js_sys::Date::now().max(0.0) / 1000.0)
+    UNIX_EPOCH + Duration::from_millis(js_sys::Date::now().max(0.0) as u64)
 }
 
 /// The handle a [`BudgetedRead`](super::BudgetedRead) keeps: the read's shared state.
@@ -392,6 +396,10 @@ mod tests {
         assert_eq!(timer_ms(Duration::ZERO), 0);
         assert_eq!(timer_ms(Duration::from_micros(1)), 1);
         assert_eq!(timer_ms(Duration::from_millis(1500)), 1500);
+        // Whole microseconds count: 1.0005 ms is 1000 µs, 1.001 ms rounds up.
+        assert_eq!(timer_ms(Duration::from_nanos(1_000_500)), 1);
+        assert_eq!(timer_ms(Duration::from_nanos(1_001_000)), 2);
+        assert_eq!(timer_ms(Duration::new(2, 999_999_999)), 3000);
         // A 30-day wait: the first chunk is the longest setTimeout holds, not an instant wake.
         assert_eq!(timer_ms(Duration::from_secs(30 * 86_400)), 2_147_483_647);
         assert_eq!(timer_ms(Duration::from_secs(u64::MAX)), 2_147_483_647);
