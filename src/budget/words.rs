@@ -14,9 +14,14 @@ pub fn palettes_heading(collection: &str) -> String {
     format!("Palettes: {collection}")
 }
 
-/// The title of a swatch whose colour is not a CSS colour (the data, shown as text).
+/// The title of a swatch whose colour is not a CSS colour: the data, quoted, as text, with any
+/// control character shown as U+FFFD.
 pub fn not_a_colour(text: &str) -> String {
-    format!("Not a colour: {text:?}")
+    let shown: String = text
+        .chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect();
+    format!("Not a colour: \u{201c}{shown}\u{201d}")
 }
 
 /// The button that stops a running read (as leaving the screen does).
@@ -306,6 +311,18 @@ mod tests {
     use crate::budget::LastResponse;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn a_colour_that_is_not_one_is_quoted_as_text() {
+        assert_eq!(
+            not_a_colour("red;background:url(x)"),
+            "Not a colour: \u{201c}red;background:url(x)\u{201d}"
+        );
+        assert_eq!(
+            not_a_colour("bleu\u{e9}\n\u{7}"),
+            "Not a colour: \u{201c}bleu\u{e9}\u{fffd}\u{fffd}\u{201d}"
+        );
+    }
 
     fn report(outcome: Outcome) -> StopReport {
         StopReport {
