@@ -64,18 +64,14 @@ pub fn PaletteListView(
             <header>
                 <h2>{words::palettes_heading(&collection)}</h2>
                 <div class="actions">
-                    <Show
-                        when=running
-                        fallback=move || view! {
-                            <button data-testid="retry" on:click=move |_| read.try_again()>
-                                {words::TRY_AGAIN}
-                            </button>
+                    <button
+                        data-testid=move || if running() { "cancel" } else { "retry" }
+                        on:click=move |_| {
+                            if running() { read.cancel() } else { read.try_again() }
                         }
                     >
-                        <button data-testid="cancel" on:click=move |_| read.cancel()>
-                            {words::CANCEL}
-                        </button>
-                    </Show>
+                        {move || if running() { words::CANCEL } else { words::TRY_AGAIN }}
+                    </button>
                 </div>
             </header>
             <div class="body">
@@ -131,7 +127,9 @@ pub fn Announcer<T>(
 where
     T: Clone + Send + Sync + 'static,
 {
-    let text = Memo::new(move |_| read.state.with(|s| words::announcement(&summary(s))));
+    // Re-run at each change of state (never at a countdown tick, which is the clock's); the
+    // text node is written only when the words differ.
+    let text = move || read.state.with(|s| words::announcement(&summary(s)));
     view! {
         <p
             data-testid="announce"
@@ -184,24 +182,7 @@ pub fn PaletteGrid(
                                 {p
                                     .colors
                                     .into_iter()
-                                    .map(|raw| match CssColor::parse(&raw) {
-                                        Some(color) => view! {
-                                            <span
-                                                class="swatch"
-                                                title=color.as_str().to_owned()
-                                                style=format!("background-color: {}", color.as_str())
-                                            ></span>
-                                        }
-                                        .into_any(),
-                                        None => view! {
-                                            <span
-                                                class="swatch invalid"
-                                                data-testid="invalid-swatch"
-                                                title=words::not_a_colour(&raw)
-                                            ></span>
-                                        }
-                                        .into_any(),
-                                    })
+                                    .map(|raw| swatch(&raw))
                                     .collect_view()}
                             </span>
                         </li>
@@ -210,6 +191,26 @@ pub fn PaletteGrid(
                 .collect_view()}
         </ul>
     }
+}
+
+/// One swatch, one element either way: a colour paints it; anything else marks it invalid and
+/// is only ever text, in its title.
+fn swatch(raw: &str) -> impl IntoView {
+    let (class, testid, title, style) = match CssColor::parse(raw) {
+        Some(color) => (
+            "swatch",
+            None,
+            color.as_str().to_owned(),
+            Some(format!("background-color: {}", color.as_str())),
+        ),
+        None => (
+            "swatch invalid",
+            Some("invalid-swatch"),
+            words::not_a_colour(raw),
+            None,
+        ),
+    };
+    view! { <span class=class data-testid=testid title=title style=style></span> }
 }
 
 /// A live countdown to the next attempt, and why the wait is this long.
