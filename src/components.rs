@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use leptos::either::EitherOf4;
 use leptos::prelude::*;
 
 use crate::budget::{seconds, words, Event, Precision, RetryPolicy, StopReport, WaitReason};
@@ -97,24 +98,29 @@ where
     F: Fn(T, StopReport) -> V + Send + Sync + 'static,
     V: IntoView + 'static,
 {
+    // One branch per kind of view, as an enum of views rather than type-erased ones: the
+    // attempt and the refusal are the same line with other words.
     move || match read.state.get() {
-        ReadState::Loading { attempt, of } => view! {
-            <p class="status" data-testid="attempt">{words::attempt_status(attempt, of)}</p>
-        }
-        .into_any(),
+        ReadState::Loading { attempt, of } => EitherOf4::A(line(
+            "status",
+            "attempt",
+            words::attempt_status(attempt, of),
+        )),
+        ReadState::Refused(error) => EitherOf4::A(line("stop", "refused", words::refused(&error))),
         ReadState::Waiting {
             next,
             of,
             until,
             reason,
-        } => view! { <Countdown next of until reason clock=read.clock /> }.into_any(),
-        ReadState::Loaded { data, report } => loaded(data, report).into_any(),
-        ReadState::Stopped(report) => view! { <StopMessage report /> }.into_any(),
-        ReadState::Refused(error) => view! {
-            <p class="stop" data-testid="refused">{words::refused(&error)}</p>
-        }
-        .into_any(),
+        } => EitherOf4::B(view! { <Countdown next of until reason clock=read.clock /> }),
+        ReadState::Loaded { data, report } => EitherOf4::C(loaded(data, report)),
+        ReadState::Stopped(report) => EitherOf4::D(view! { <StopMessage report /> }),
     }
+}
+
+/// A line of status text with its class and test hook.
+fn line(class: &'static str, testid: &'static str, text: String) -> impl IntoView {
+    view! { <p class=class data-testid=testid>{text}</p> }
 }
 
 /// What a screen reader hears, in a polite live region of its own: the attempt, the wait with
