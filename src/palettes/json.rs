@@ -47,18 +47,29 @@ pub(super) fn read(body: &[u8]) -> Result<PaletteCollection, BodyProblem> {
     })
 }
 
+/// Reads the value of a struct's field `k` into the caller's place for it. One code path for
+/// every struct (a `dyn`, not a generic), which a browser downloads once.
+type Field<'r, 'a> = dyn FnMut(&mut Reader<'a>, usize) -> Step<()> + 'r;
+
 struct Reader<'a> {
     s: &'a [u8],
     i: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn collection(&mut self) -> Step<PaletteCollection> {
         let (mut collection, mut palettes) = (String::new(), Vec::new());
-        self.record(&["collection", "palettes"], |r, field| {
+        self.record(&["collection", "palettes"], &mut |r, field| {
             match field {
                 0 => collection = r.string()?,
-                _ => palettes = r.list(Self::palette)?,
+                _ => {
+                    let mut items = Vec::new();
+                    r.list(&mut |r| {
+                        items.push(r.palette()?);
+                        Ok(())
+                    })?;
+                    palettes = items;
+                }
             }
             Ok(())
         })?;
@@ -70,11 +81,18 @@ impl Reader<'_> {
 
     fn palette(&mut self) -> Step<Palette> {
         let (mut id, mut name, mut colors) = (String::new(), String::new(), Vec::new());
-        self.record(&["id", "name", "colors"], |r, field| {
+        self.record(&["id", "name", "colors"], &mut |r, field| {
             match field {
                 0 => id = r.string()?,
                 1 => name = r.string()?,
-                _ => colors = r.list(Self::string)?,
+                _ => {
+                    let mut items = Vec::new();
+                    r.list(&mut |r| {
+                        items.push(r.string()?);
+                        Ok(())
+                    })?;
+                    colors = items;
+                }
             }
             Ok(())
         })?;
@@ -164,23 +182,19 @@ impl Reader<'_> {
 
     /// A struct of `names.len()` fields (at most 8), as an object or as an array of its values in
     /// order; `field(reader, k)` reads the value of field `k`. Every field must come once.
-    fn record(
-        &mut self,
-        names: &[&str],
-        mut field: impl FnMut(&mut Self, usize) -> Step<()>,
-    ) -> Step<()> {
+    fn record(&mut self, names: &[&str], field: &mut Field<'_, 'a>) -> Step<()> {
         let Some(peek) = self.whitespace() else {
             return Err(self.peek_error(Kind::Eof));
         };
         let read = match peek {
             b'[' => {
                 self.i += 1;
-                let read = self.record_items(names.len(), &mut field);
+                let read = self.record_items(names.len(), field);
                 both(read, self.end_seq())
             }
             b'{' => {
                 self.i += 1;
-                let read = self.record_members(names, &mut field);
+                let read = self.record_members(names, field);
                 both(read, self.end_map())
             }
             _ => Err(self.invalid_type()),
@@ -188,11 +202,7 @@ impl Reader<'_> {
         read.map_err(|f| self.place(f))
     }
 
-    fn record_items(
-        &mut self,
-        fields: usize,
-        field: &mut impl FnMut(&mut Self, usize) -> Step<()>,
-    ) -> Step<()> {
+    fn record_items(&mut self, fields: usize, field: &mut Field<'_, 'a>) -> Step<()> {
         let mut first = true;
         for k in 0..fields {
             if !self.has_next_element(&mut first)? {
@@ -204,11 +214,7 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn record_members(
-        &mut self,
-        names: &[&str],
-        field: &mut impl FnMut(&mut Self, usize) -> Step<()>,
-    ) -> Step<()> {
+    fn record_members(&mut self, names: &[&str], field: &mut Field<'_, 'a>) -> Step<()> {
         let mut seen = 0u8;
         let mut first = true;
         while self.has_next_key(&mut first)? {
@@ -235,21 +241,22 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Step<T>) -> Step<Vec<T>> {
+    /// A list; `item(reader)` reads each element and keeps it.
+    fn list(&mut self, item: &mut dyn FnMut(&mut Self) -> Step<()>) -> Step<()> {
         let Some(peek) = self.whitespace() else {
             return Err(self.peek_error(Kind::Eof));
         };
         let read = if peek == b'[' {
             self.i += 1;
-            let mut items = Vec::new();
             let mut first = true;
             let read = loop {
                 match self.has_next_element(&mut first) {
-                    Ok(true) => match item(self) {
-                        Ok(value) => items.push(value),
-                        Err(f) => break Err(f),
-                    },
-                    Ok(false) => break Ok(items),
+                    Ok(true) => {
+                        if let Err(f) = item(self) {
+                            break Err(f);
+                        }
+                    }
+                    Ok(false) => break Ok(()),
                     Err(f) => break Err(f),
                 }
             };
