@@ -119,6 +119,46 @@ fn real_time_comparison_allows_the_tolerance_and_no_more() {
 }
 
 #[test]
+fn real_time_messages_allow_the_tolerance_on_durations_and_nothing_else() {
+    let fixture = Fixture::parse(SHIPPED).unwrap();
+    let case = fixture.cases[0].as_ref().unwrap();
+    let mut expect = case.expect.clone().unwrap();
+    let got = replay(case).unwrap().to_json();
+    let within = Comparison::RealTime {
+        tolerance: std::time::Duration::from_millis(150),
+    };
+    let message = |lines: &[&str]| serde_json::json!(lines);
+    let with = |expect: &mut serde_json::Map<String, serde_json::Value>, lines: &[&str]| {
+        expect.insert("message".into(), message(lines));
+    };
+    let produced: Vec<String> = serde_json::from_value(got["message"].clone()).unwrap();
+    let produced: Vec<&str> = produced.iter().map(String::as_str).collect();
+    assert!(produced[1].contains("Elapsed: 14 seconds."), "{produced:?}");
+    // The fixture's 13.9 s against a real 14 s: within 150 ms and the rounding.
+    let mut lines = produced.clone();
+    let shifted = produced[1].replace("14 seconds", "13.9 seconds");
+    lines[1] = &shifted;
+    with(&mut expect, &lines);
+    assert!(compare(&expect, &got, within).matches());
+    assert!(!compare(&expect, &got, Comparison::Exact).matches());
+    // 13.7 s is 300 ms off: a mismatch.
+    let far = produced[1].replace("14 seconds", "13.7 seconds");
+    lines[1] = &far;
+    with(&mut expect, &lines);
+    assert_eq!(compare(&expect, &got, within).mismatches[0].key, "message");
+    // A status or a count is never a duration: it matches exactly or not at all.
+    assert!(produced[1].contains("200") && produced[1].contains("Attempts: 3"));
+    let status = produced[1].replace("200", "201");
+    lines[1] = &status;
+    with(&mut expect, &lines);
+    assert!(!compare(&expect, &got, within).matches());
+    let count = produced[1].replace("Attempts: 3", "Attempts: 2");
+    lines[1] = &count;
+    with(&mut expect, &lines);
+    assert!(!compare(&expect, &got, within).matches());
+}
+
+#[test]
 fn the_wait_exceeds_message_is_the_specs() {
     let fixture = Fixture::parse(SHIPPED).unwrap();
     let case = fixture

@@ -253,8 +253,8 @@ async fn play(case: &Case) -> Result<(), String> {
 /// - `sub-second-date-difference-rounds-up`: sub-second rounding against the local clock; on the
 ///   wire the server's `Date` (whole seconds, and preferred as evidence) dates the receipt;
 /// - `endless-body-past-the-limit`: reading the 1 MiB the limit allows takes tens of
-///   milliseconds on a real clock, which can carry the message's elapsed time past the tenth it
-///   writes; `a_body_with_no_end_is_not_read_whole` plays it instead, in both browsers.
+///   milliseconds on a real clock (more in Firefox), which takes its stop close to the edge of
+///   the tolerance; `a_body_with_no_end_is_not_read_whole` plays it instead, in both browsers.
 const NOT_ON_THE_WIRE: [&str; 3] = [
     "leave-at-the-instant-of-an-answer",
     "sub-second-date-difference-rounds-up",

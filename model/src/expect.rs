@@ -123,7 +123,9 @@ pub enum Comparison {
     /// instants).
     Exact,
     /// A real run on a real clock: seconds within `tolerance`; `receipt_wall_clock` is not
-    /// compared (the real wall clock is not the fixture's); everything else exactly.
+    /// compared (the real wall clock is not the fixture's); a message's durations in words
+    /// ("Elapsed: 5.5 seconds") within `tolerance` plus the half tenth they are rounded by, and
+    /// every other word and number of it exactly; everything else exactly.
     RealTime {
         /// How far a time may be from the fixture's.
         tolerance: Duration,
@@ -206,12 +208,54 @@ fn same(ty: Kind, a: &Value, b: &Value, how: Comparison) -> bool {
         (Some(x), Some(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| eq(x, y)),
         _ => false,
     };
+    let line_eq = |x: &Value, y: &Value| match (x.as_str(), y.as_str()) {
+        (Some(x), Some(y)) if how != Comparison::Exact => {
+            let ((x, xs), (y, ys)) = (durations_in(x), durations_in(y));
+            // A message writes seconds to the tenth, rounded: half a tenth more room.
+            let room = tolerance.as_secs_f64() + 0.05 + 1e-9;
+            x == y && xs.len() == ys.len() && xs.iter().zip(&ys).all(|(a, b)| (a - b).abs() <= room)
+        }
+        _ => x == y,
+    };
     match ty {
         Kind::Seconds | Kind::SecondsOrNull => secs_eq(a, b),
         Kind::SecondsList => lists(&secs_eq),
         Kind::DateList => lists(&date_eq),
+        Kind::Lines => lists(&line_eq),
         _ => a == b,
     }
+}
+
+/// A message line with the durations it writes in words (a number followed by " second" or
+/// " seconds") taken out: the rest of the line, with `#` in their places, and those durations
+/// in seconds. Every other number (a status, a count, a line and column) stays in the text.
+fn durations_in(line: &str) -> (String, Vec<f64>) {
+    let mut text = String::new();
+    let mut durations = Vec::new();
+    let mut chars = line.char_indices().peekable();
+    while let Some((start, c)) = chars.next() {
+        if !c.is_ascii_digit() {
+            text.push(c);
+            continue;
+        }
+        let mut end = start + 1;
+        while let Some(&(i, d)) = chars.peek() {
+            if !(d.is_ascii_digit() || d == '.') {
+                break;
+            }
+            end = i + 1;
+            chars.next();
+        }
+        let number = &line[start..end];
+        match number.parse::<f64>() {
+            Ok(n) if line[end..].starts_with(" second") => {
+                text.push('#');
+                durations.push(n);
+            }
+            _ => text.push_str(number),
+        }
+    }
+    (text, durations)
 }
 
 /// A case replayed and judged.
