@@ -250,13 +250,17 @@ async fn play(case: &Case) -> Result<(), String> {
 /// Every shipped case and every edge case, one after the other in real time (a few minutes).
 /// Left out, because a real wire cannot stage them:
 /// - `leave-at-the-instant-of-an-answer`: a tie of two events to the millisecond;
+/// - `wait-fits-attempt-does-not`: its second answer comes exactly at the attempt's cap, a tie
+///   the model accepts and a real wire decides by a millisecond of latency either way (the
+///   runtime's quicker wake once lost it);
 /// - `sub-second-date-difference-rounds-up`: sub-second rounding against the local clock; on the
 ///   wire the server's `Date` (whole seconds, and preferred as evidence) dates the receipt;
 /// - `endless-body-past-the-limit`: reading the 1 MiB the limit allows takes tens of
 ///   milliseconds on a real clock (more in Firefox), which takes its stop close to the edge of
 ///   the tolerance; `a_body_with_no_end_is_not_read_whole` plays it instead, in both browsers.
-const NOT_ON_THE_WIRE: [&str; 3] = [
+const NOT_ON_THE_WIRE: [&str; 4] = [
     "leave-at-the-instant-of-an-answer",
+    "wait-fits-attempt-does-not",
     "sub-second-date-difference-rounds-up",
     "endless-body-past-the-limit",
 ];
@@ -276,7 +280,7 @@ async fn every_fixture_case_through_the_real_runtime() {
             }
         }
     }
-    assert_eq!(played, 14 + 15 + 4 + 8);
+    assert_eq!(played, 13 + 15 + 4 + 8);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
