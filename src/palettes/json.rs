@@ -62,14 +62,7 @@ impl<'a> Reader<'a> {
         self.record(&["collection", "palettes"], &mut |r, field| {
             match field {
                 0 => collection = r.string()?,
-                _ => {
-                    let mut items = Vec::new();
-                    r.list(&mut |r| {
-                        items.push(r.palette()?);
-                        Ok(())
-                    })?;
-                    palettes = items;
-                }
+                _ => palettes = r.list_of(Self::palette)?,
             }
             Ok(())
         })?;
@@ -85,14 +78,7 @@ impl<'a> Reader<'a> {
             match field {
                 0 => id = r.string()?,
                 1 => name = r.string()?,
-                _ => {
-                    let mut items = Vec::new();
-                    r.list(&mut |r| {
-                        items.push(r.string()?);
-                        Ok(())
-                    })?;
-                    colors = items;
-                }
+                _ => colors = r.list_of(Self::string)?,
             }
             Ok(())
         })?;
@@ -265,6 +251,16 @@ impl<'a> Reader<'a> {
             Err(self.invalid_type())
         };
         read.map_err(|f| self.place(f))
+    }
+
+    /// A list of what `item` reads, kept in order (the loop itself is [`list`](Self::list)'s).
+    fn list_of<T>(&mut self, item: impl Fn(&mut Self) -> Step<T>) -> Step<Vec<T>> {
+        let mut items = Vec::new();
+        self.list(&mut |r| {
+            items.push(item(r)?);
+            Ok(())
+        })?;
+        Ok(items)
     }
 
     fn string(&mut self) -> Step<String> {
@@ -554,10 +550,7 @@ impl<'a> Reader<'a> {
             b'1'..=b'9' => {
                 significand = u64::from(first - b'0');
                 while let d @ b'0'..=b'9' = self.peek_or_null() {
-                    let Some(next) = significand
-                        .checked_mul(10)
-                        .and_then(|s| s.checked_add(u64::from(d - b'0')))
-                    else {
+                    let Some(next) = push_digit(significand, d) else {
                         return self.long_integer(significand);
                     };
                     self.i += 1;
@@ -593,10 +586,7 @@ impl<'a> Reader<'a> {
         self.i += 1;
         let mut after = 0i32;
         while let d @ b'0'..=b'9' = self.peek_or_null() {
-            let Some(next) = significand
-                .checked_mul(10)
-                .and_then(|s| s.checked_add(u64::from(d - b'0')))
-            else {
+            let Some(next) = push_digit(significand, d) else {
                 // Further digits no longer change the value.
                 self.skip_digits();
                 return self.exponent_or_end(significand, exponent_before.wrapping_add(after));
@@ -788,6 +778,13 @@ impl<'a> Reader<'a> {
         self.skip_digits();
         Ok(())
     }
+}
+
+/// `significand * 10 + digit`, or `None` past a `u64` (`serde_json`'s `overflow!`).
+fn push_digit(significand: u64, digit: u8) -> Option<u64> {
+    significand
+        .checked_mul(10)?
+        .checked_add(u64::from(digit - b'0'))
 }
 
 /// A read and the end that follows it, both always run: the read's problem comes first.
