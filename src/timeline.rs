@@ -188,13 +188,19 @@ impl Timeline {
                         Failure::TimedOut => BarAnswer::TimedOut,
                     },
                 ),
-                Event::WaitPlanned { wait, reason, .. } => t.waits.push(WaitSpan {
-                    from: at,
-                    planned_until: at + *wait,
-                    reason: reason.clone(),
-                    ended: None,
-                    late: Duration::ZERO,
-                }),
+                Event::WaitPlanned { wait, reason, .. } => {
+                    // A scope's block that lengthens a wait ends the wait planned before it.
+                    if let Some(w) = t.waits.last_mut().filter(|w| w.ended.is_none()) {
+                        w.ended = Some(at);
+                    }
+                    t.waits.push(WaitSpan {
+                        from: at,
+                        planned_until: at + *wait,
+                        reason: reason.clone(),
+                        ended: None,
+                        late: Duration::ZERO,
+                    })
+                }
                 Event::TimerWoke { late } => {
                     if let Some(w) = t.waits.last_mut().filter(|w| w.ended.is_none()) {
                         w.ended = Some(at);

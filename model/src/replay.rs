@@ -323,6 +323,7 @@ fn event_json(t: &TraceEvent) -> Value {
                     WaitReason::ServerDelay(_) => "server_delay",
                     WaitReason::ServerDate { .. } => "server_date",
                     WaitReason::Fallback { .. } => "fallback",
+                    WaitReason::ScopeBlocked { .. } => "scope_blocked",
                 },
                 "detail": reason.to_string(),
                 "remaining_s": sec_json(*remaining),

@@ -5,6 +5,7 @@ use std::time::{Duration, SystemTime};
 use super::policy::{is_success, PolicyError, RetryPolicy};
 use super::report::{BodyProblem, LastResponse, Outcome, StopReport, StoppedWhile};
 use super::retry_after::{parse_retry_after, receipt_clock, HeaderNote, RetryAfter};
+use super::scope::ScopeBlock;
 use super::trace::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};
 
 /// An HTTP response as the core needs it: the status and the two headers that matter.
@@ -142,12 +143,26 @@ pub struct ReadAction {
     pending: Option<Step>,
     trace: Vec<TraceEvent>,
     report: Option<StopReport>,
+    /// The longest block learned for this action's scope; no attempt starts before its end.
+    scope_block: Option<ScopeBlock>,
 }
 
 impl ReadAction {
     /// Starts an action at `now` under `policy` (refused if the policy is invalid). Its first
     /// step is to start attempt 1 at once.
     pub fn start(now: Duration, policy: RetryPolicy) -> Result<Self, PolicyError> {
+        Self::start_under(now, policy, None)
+    }
+
+    /// [`start`](Self::start) on a scope that may be blocked: with `block` still running at
+    /// `now` (from [`ScopeLedger::poll_block`](super::ScopeLedger::poll_block)), the first step
+    /// is to wait for its end if attempt 1 then fits the budget with its full cap, and
+    /// otherwise to stop at once as `budget_exhausted`, with no request sent.
+    pub fn start_under(
+        now: Duration,
+        policy: RetryPolicy,
+        block: Option<ScopeBlock>,
+    ) -> Result<Self, PolicyError> {
         policy.validate()?;
         let mut action = Self {
             origin: now,
@@ -159,6 +174,7 @@ impl ReadAction {
             pending: None,
             trace: Vec::new(),
             report: None,
+            scope_block: block,
             policy,
         };
         action.record(
@@ -169,7 +185,7 @@ impl ReadAction {
                 attempt_cap: action.policy.attempt_cap(),
             },
         );
-        action.start_attempt(now);
+        action.start_or_wait_for_scope(now);
         Ok(action)
     }
 
@@ -297,10 +313,29 @@ impl ReadAction {
                         StoppedWhile::WokeLate(now - until),
                     );
                 } else {
-                    self.start_attempt(now);
+                    self.start_or_wait_for_scope(now);
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The action's scope is blocked until `block.until` (a `429` to another action on the
+    /// same API, or to this one; see [`ScopeLedger`](super::ScopeLedger)). A block never
+    /// shortens anything: one that ends sooner than what the action knows changes nothing. A
+    /// wait that would end inside the block now ends with it if the next attempt still fits
+    /// the budget there with its full cap, and otherwise the action stops at once as
+    /// `budget_exhausted`. An attempt in flight is not touched; the block holds the next one.
+    pub fn handle_scope_block(&mut self, now: Duration, block: ScopeBlock) {
+        if self.scope_block.is_some_and(|b| b.until >= block.until) {
+            return;
+        }
+        self.scope_block = Some(block);
+        if let Phase::Waiting { since, until, .. } = self.phase {
+            if block.until > until {
+                self.waited_time += now.saturating_sub(since);
+                self.wait_for_scope(now, block);
+            }
         }
     }
 
@@ -415,25 +450,17 @@ impl ReadAction {
         wall_clock: Option<(SystemTime, ClockSource)>,
     ) {
         let reason = match hint {
-            Ok(RetryAfter::Delay(d)) => WaitReason::ServerDelay(d),
-            Ok(RetryAfter::Date(date)) => {
-                let Some((receipt, evidence)) = wall_clock else {
-                    // Never read the date as 0: without clock evidence it cannot be read at all.
+            Ok(hint) => match WaitReason::from_hint(hint, wall_clock) {
+                Ok(reason) => reason,
+                Err(date) => {
                     return self.stop_with(
                         now,
                         Outcome::ClockUntrusted,
                         StoppedWhile::Deciding,
                         |r| r.unreadable_date = Some(date),
-                    );
-                };
-                // Once, at receipt: RFC 850's century, then the wait on the monotonic clock.
-                let until = date.resolved(receipt);
-                WaitReason::ServerDate {
-                    until,
-                    delay: until.delay_after(receipt),
-                    evidence,
+                    )
                 }
-            }
+            },
             Err(note) => WaitReason::Fallback {
                 wait: self
                     .policy
@@ -454,6 +481,10 @@ impl ReadAction {
                 r.requested_delay = reason.requested();
             });
         };
+        // The scope's block is read after the action's own wait, so it only ever lengthens it.
+        if let Some(block) = self.scope_block.filter(|b| b.until > until) {
+            return self.wait_for_scope(now, block);
+        }
         self.record(
             now,
             Event::WaitPlanned {
@@ -479,6 +510,45 @@ impl ReadAction {
 
     fn remaining(&self, now: Duration) -> Duration {
         self.policy.budget().saturating_sub(self.elapsed(now))
+    }
+
+    /// The gate's last step before a start at `now`: the scope's block, if it still runs.
+    fn start_or_wait_for_scope(&mut self, now: Duration) {
+        match self.scope_block.filter(|b| b.until > now) {
+            Some(block) => self.wait_for_scope(now, block),
+            None => self.start_attempt(now),
+        }
+    }
+
+    /// Waits from `now` to the end of `block` if the next attempt fits there; stops otherwise.
+    fn wait_for_scope(&mut self, now: Duration, block: ScopeBlock) {
+        let wait = block.until - now;
+        if !self.fits(block.until) {
+            return self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Deciding, |r| {
+                r.scope_wait = Some(wait);
+            });
+        }
+        let reason = WaitReason::ScopeBlocked {
+            wait,
+            asked: block.asked,
+        };
+        self.record(
+            now,
+            Event::WaitPlanned {
+                wait,
+                reason: reason.clone(),
+                remaining: self.remaining(now),
+            },
+        );
+        self.phase = Phase::Waiting {
+            since: now,
+            until: block.until,
+            reason: reason.clone(),
+        };
+        self.pending = Some(Step::Wait {
+            until: block.until,
+            reason,
+        });
     }
 
     fn start_attempt(&mut self, now: Duration) {
@@ -532,6 +602,7 @@ impl ReadAction {
             max_attempts: self.policy.max_attempts(),
             last_response: self.last_response.clone(),
             requested_delay: None,
+            scope_wait: None,
             request_time: self.request_time,
             waited_time: self.waited_time,
             stopped_while,

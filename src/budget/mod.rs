@@ -11,6 +11,7 @@
 //! | `retry_after` | [`parse_retry_after`], and the clock evidence for a date ([`receipt_clock`]) |
 //! | `http_date` | [`HttpDate`]: the three HTTP-date forms, any year, RFC 850's century |
 //! | `action` | [`ReadAction`]: the state machine |
+//! | `scope` | [`ScopeLedger`]: what every request to one API has been told, shared |
 //! | `trace` | [`Event`]: what the trace records, and how each event reads |
 //! | `report` | [`StopReport`]: how an action ended, apart from its last response |
 //! | `words` | every sentence the user reads |
@@ -21,6 +22,7 @@ mod http_date;
 mod policy;
 mod report;
 mod retry_after;
+mod scope;
 mod seconds;
 mod trace;
 pub mod words;
@@ -38,5 +40,6 @@ pub use report::{BodyProblem, LastResponse, Outcome, StopReport, StoppedWhile};
 pub use retry_after::{
     parse_date_header, parse_retry_after, receipt_clock, HeaderNote, InvalidRetryAfter, RetryAfter,
 };
+pub use scope::{blocks_scope, ScopeBlock, ScopeLedger, ScopeState};
 pub use seconds::{next_change, seconds, Precision};
 pub use trace::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};

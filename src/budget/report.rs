@@ -148,6 +148,9 @@ pub struct StopReport {
     pub last_response: Option<LastResponse>,
     /// The server's requested delay (before the local floor), where it decided the stop.
     pub requested_delay: Option<Duration>,
+    /// For a stop at a scope's block: from the decision to the block's end, which the next
+    /// attempt could not wait for within the budget.
+    pub scope_wait: Option<Duration>,
     /// Time spent in requests (each attempt from its start to its end, once).
     pub request_time: Duration,
     /// Time actually waited between attempts.

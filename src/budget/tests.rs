@@ -659,3 +659,247 @@ fn an_rfc_850_year_is_read_against_the_receipts_date() {
         ("Thu, 01 Jan 1981 00:00:05 GMT", s(0))
     );
 }
+
+// The scope ledger: several actions on one API.
+
+const API: &str = "https://api.example.com";
+
+/// What a driver does when a response arrives on the scope: the ledger first, then every
+/// action on the scope hears of a longer block, then the answering action decides.
+fn answer(
+    ledger: &mut ScopeLedger,
+    actions: &mut [&mut ReadAction],
+    who: usize,
+    at: Duration,
+    response: &Response,
+) {
+    if let Some(block) = ledger.handle_response(at, API, response, None, false) {
+        for a in actions.iter_mut() {
+            a.handle_scope_block(at, block);
+        }
+    }
+    actions[who].handle_response(at, response, None);
+}
+
+fn start_on_scope(ledger: &ScopeLedger, at: Duration, policy: RetryPolicy) -> ReadAction {
+    ReadAction::start_under(at, policy, ledger.poll_block(at, API)).unwrap()
+}
+
+#[test]
+fn a_429_holds_back_every_action_on_the_scope_until_its_end() {
+    let policy = RetryPolicy::new().with_budget(s(20));
+    let mut ledger = ScopeLedger::new();
+    let mut a = start_with(policy.clone());
+    answer(
+        &mut ledger,
+        &mut [&mut a],
+        0,
+        T0 + s(0),
+        &Response::new(429).retry_after("10"),
+    );
+    // The answering action's own wait is what the service asked, as before.
+    assert_eq!(waits_until(&mut a, 10), WaitReason::ServerDelay(s(10)));
+
+    // Two more screens mount at 1 s and 2 s: they send nothing until the block ends.
+    let mut b = start_on_scope(&ledger, T0 + s(1), policy.clone());
+    let mut c = start_on_scope(&ledger, T0 + s(2), policy.clone());
+    assert_eq!(
+        waits_until(&mut b, 10),
+        WaitReason::ScopeBlocked {
+            wait: s(9),
+            asked: s(10)
+        }
+    );
+    assert_eq!(b.attempts(), 0);
+    assert_eq!(
+        waits_until(&mut c, 10),
+        WaitReason::ScopeBlocked {
+            wait: s(8),
+            asked: s(10)
+        }
+    );
+    assert_eq!(
+        words::countdown(b.attempts() + 1, 3, s(9)),
+        "Attempt 1 of 3 in 9 s"
+    );
+
+    // At the block's end each starts its attempt: A its second, B and C their first.
+    for x in [&mut a, &mut b, &mut c] {
+        x.handle_timeout(T0 + s(10));
+    }
+    starts(&mut a, 2, 10);
+    starts(&mut b, 1, 10);
+    starts(&mut c, 1, 10);
+}
+
+#[test]
+fn a_block_past_the_budget_stops_a_new_action_before_any_request() {
+    let mut ledger = ScopeLedger::new();
+    let mut a = start_with(RetryPolicy::new().with_budget(s(20)));
+    answer(
+        &mut ledger,
+        &mut [&mut a],
+        0,
+        T0,
+        &Response::new(429).retry_after("10"),
+    );
+    // A 10 s budget started at 1 s: attempt 1 at 10 s would end at 14 s, past 10 s.
+    let mut b = start_on_scope(&ledger, T0 + s(1), RetryPolicy::new().with_budget(s(10)));
+    let r = stopped(&mut b);
+    assert_eq!(r.outcome, Outcome::BudgetExhausted);
+    assert_eq!((r.attempts, r.at, r.scope_wait), (0, s(0), Some(s(9))));
+    assert_eq!(r.requested_delay, None);
+    assert_eq!(
+        r.message(),
+        [
+            "Stopped: retry budget cannot fit another request.",
+            "Last response: none. Attempts: 0 of 3. Elapsed: 0 seconds.",
+            "The service asked every request to this API to wait, and that wait ends in \
+             9 seconds, past this read's budget. No request was sent.",
+        ]
+    );
+    assert_eq!(b.trace().len(), 2, "started, then stopped: {:?}", b.trace());
+}
+
+#[test]
+fn a_block_learned_while_waiting_lengthens_the_wait_or_stops_it() {
+    let mut ledger = ScopeLedger::new();
+    let policy = RetryPolicy::new().with_budget(s(20));
+    let mut a = start_with(policy.clone());
+    let mut b = start_with(policy.clone());
+    // B is waiting its own 3 s when A's answer blocks the API until 12 s.
+    answer(
+        &mut ledger,
+        &mut [&mut a, &mut b],
+        1,
+        T0 + s(1),
+        &Response::new(429).retry_after("3"),
+    );
+    waits_until(&mut b, 4);
+    answer(
+        &mut ledger,
+        &mut [&mut a, &mut b],
+        0,
+        T0 + s(2),
+        &Response::new(429).retry_after("10"),
+    );
+    assert_eq!(
+        waits_until(&mut b, 12),
+        WaitReason::ScopeBlocked {
+            wait: s(10),
+            asked: s(10)
+        }
+    );
+    waits_until(&mut a, 12);
+    // B's early timer changes nothing; at 12 s it starts attempt 2 having waited 11 s.
+    b.handle_timeout(T0 + s(4));
+    assert_eq!(b.poll_action(), None);
+    b.handle_timeout(T0 + s(12));
+    starts(&mut b, 2, 12);
+
+    // A block that cannot fit stops a waiting action at once, and keeps the time it waited.
+    let mut c = start_with(RetryPolicy::new().with_budget(s(10)));
+    c.handle_response(T0 + s(1), &Response::new(429).retry_after("2"), None);
+    waits_until(&mut c, 3);
+    c.handle_scope_block(
+        T0 + s(2),
+        ScopeBlock {
+            until: T0 + s(9),
+            asked: s(7),
+        },
+    );
+    let r = stopped(&mut c);
+    assert_eq!(r.outcome, Outcome::BudgetExhausted);
+    assert_eq!(
+        (r.at, r.waited_time, r.scope_wait),
+        (s(2), s(1), Some(s(7)))
+    );
+    assert_eq!(
+        r.message()[2].rsplit(". ").next(),
+        Some("No retry was sent.")
+    );
+}
+
+#[test]
+fn a_block_never_shortens_a_wait_nor_reopens_a_budget() {
+    let mut ledger = ScopeLedger::new();
+    let mut a = start_with(RetryPolicy::new().with_budget(s(30)));
+    answer(
+        &mut ledger,
+        &mut [&mut a],
+        0,
+        T0 + s(1),
+        &Response::new(429).retry_after("10"),
+    );
+    waits_until(&mut a, 11);
+    // A later, shorter hint on the scope: the ledger keeps the longer block.
+    assert_eq!(
+        ledger.handle_response(
+            T0 + s(2),
+            API,
+            &Response::new(429).retry_after("1"),
+            None,
+            false
+        ),
+        None
+    );
+    assert_eq!(
+        ledger.poll_block(T0 + s(3), API).map(|b| b.until),
+        Some(T0 + s(11))
+    );
+    a.handle_scope_block(
+        T0 + s(2),
+        ScopeBlock {
+            until: T0 + s(3),
+            asked: s(1),
+        },
+    );
+    assert_eq!(a.poll_action(), None);
+    assert_eq!(a.poll_timeout(), Some(T0 + s(11)));
+    // An action that stopped stays stopped: a block changes nothing for it.
+    let mut b = start();
+    b.handle_response(T0 + s(1), &Response::new(429).retry_after("30"), None);
+    stopped(&mut b);
+    let events = b.trace().len();
+    b.handle_scope_block(
+        T0 + s(2),
+        ScopeBlock {
+            until: T0 + s(4),
+            asked: s(2),
+        },
+    );
+    b.handle_timeout(T0 + s(4));
+    assert_eq!((b.poll_action(), b.trace().len()), (None, events));
+}
+
+#[test]
+fn only_a_429_with_a_usable_hint_blocks_the_scope() {
+    let mut ledger = ScopeLedger::new();
+    let at = T0 + s(1);
+    for response in [
+        Response::new(503).retry_after("10"),
+        Response::new(200).retry_after("10"),
+        Response::new(429),
+        Response::new(429).retry_after("soon"),
+        // A date with no clock evidence cannot be read, so it blocks nothing.
+        Response::new(429).retry_after("Mon, 01 Jan 2024 12:00:10 GMT"),
+    ] {
+        assert_eq!(
+            ledger.handle_response(at, API, &response, None, false),
+            None
+        );
+    }
+    assert_eq!(ledger.poll_block(at, API), None);
+    assert_eq!(ledger.state(API).refusals, 3);
+    // The same date with the response's own Date: read as the action reads it.
+    let dated = Response::new(429)
+        .retry_after("Mon, 01 Jan 2024 12:00:10 GMT")
+        .date("Mon, 01 Jan 2024 12:00:04 GMT");
+    let block = ledger
+        .handle_response(at, API, &dated, None, false)
+        .unwrap();
+    assert_eq!((block.until, block.asked), (T0 + s(7), s(6)));
+    // Scopes are apart.
+    assert_eq!(ledger.poll_block(at, "https://other.example.com"), None);
+    assert_eq!(ledger.poll_block(T0 + s(7), API), None);
+}

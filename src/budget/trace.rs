@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use super::http_date::HttpDate;
 use super::report::StopReport;
-use super::retry_after::HeaderNote;
+use super::retry_after::{HeaderNote, RetryAfter};
 use super::seconds::{seconds, Precision};
 
 /// A trace time: to the millisecond (a real clock's 2.0123 s reads `2.012`).
@@ -108,14 +108,46 @@ pub enum WaitReason {
         /// What was wrong with the header.
         note: HeaderNote,
     },
+    /// A `429` on the same scope asked every request to the API to wait: no attempt starts
+    /// before that block ends (see [`ScopeLedger`](super::ScopeLedger)).
+    ScopeBlocked {
+        /// From this decision to the block's end.
+        wait: Duration,
+        /// The delay the service asked for, from the answer that set the block.
+        asked: Duration,
+    },
 }
 
 impl WaitReason {
-    /// The server's requested delay, if the wait came from a valid hint.
+    /// What a valid `Retry-After` asks of the answer it came with: its delay, or for a date the
+    /// date read once, at receipt, against the receipt's wall-clock time. Without clock
+    /// evidence a date cannot be read at all (never as 0): `Err` gives it back.
+    pub fn from_hint(
+        hint: RetryAfter,
+        wall_clock: Option<(SystemTime, ClockSource)>,
+    ) -> Result<WaitReason, HttpDate> {
+        match hint {
+            RetryAfter::Delay(d) => Ok(WaitReason::ServerDelay(d)),
+            RetryAfter::Date(date) => {
+                let Some((receipt, evidence)) = wall_clock else {
+                    return Err(date);
+                };
+                // RFC 850's century, then the wait on the monotonic clock.
+                let until = date.resolved(receipt);
+                Ok(WaitReason::ServerDate {
+                    until,
+                    delay: until.delay_after(receipt),
+                    evidence,
+                })
+            }
+        }
+    }
+
+    /// The server's requested delay, if the wait came from a valid hint to this action.
     pub fn requested(&self) -> Option<Duration> {
         match *self {
             WaitReason::ServerDelay(delay) | WaitReason::ServerDate { delay, .. } => Some(delay),
-            WaitReason::Fallback { .. } => None,
+            WaitReason::Fallback { .. } | WaitReason::ScopeBlocked { .. } => None,
         }
     }
 
@@ -124,7 +156,7 @@ impl WaitReason {
         match *self {
             WaitReason::ServerDelay(d) => d,
             WaitReason::ServerDate { delay, .. } => delay,
-            WaitReason::Fallback { wait, .. } => wait,
+            WaitReason::Fallback { wait, .. } | WaitReason::ScopeBlocked { wait, .. } => wait,
         }
     }
 }
@@ -175,6 +207,12 @@ impl fmt::Display for WaitReason {
             WaitReason::Fallback { wait, note } => {
                 write!(f, "no usable hint ({note}), fallback {} s", t(*wait))
             }
+            WaitReason::ScopeBlocked { wait, asked } => write!(
+                f,
+                "scope blocked by a 429 asking {} s; {} s to its end",
+                t(*asked),
+                t(*wait)
+            ),
         }
     }
 }

@@ -69,6 +69,10 @@ pub fn wait_reason(reason: &WaitReason) -> String {
             "The service gave no usable hint; waiting the {} s fallback.",
             s(*wait)
         ),
+        WaitReason::ScopeBlocked { asked, .. } => format!(
+            "The service asked every request to this API to wait {} s.",
+            s(*asked)
+        ),
     }
 }
 
@@ -146,6 +150,7 @@ pub fn wait_label(reason: &WaitReason) -> String {
         WaitReason::ServerDelay(d) => format!("server asked {} s", s(*d)),
         WaitReason::ServerDate { delay, .. } => format!("server date, {} s", s(*delay)),
         WaitReason::Fallback { wait, .. } => format!("fallback {} s", s(*wait)),
+        WaitReason::ScopeBlocked { wait, .. } => format!("API blocked, {} s", s(*wait)),
     }
 }
 
@@ -244,25 +249,32 @@ pub fn stop_message(r: &StopReport) -> Vec<String> {
         r.max_attempts,
         seconds_words(r.at)
     );
-    let no_retry = if r.attempts <= 1 {
-        "No retry was sent."
-    } else {
-        "No further retry was sent."
+    let no_retry = match r.attempts {
+        0 => "No request was sent.",
+        1 => "No retry was sent.",
+        _ => "No further retry was sent.",
     };
     let detail = match r.outcome {
         Outcome::Succeeded => None,
-        Outcome::BudgetExhausted => Some(match (r.requested_delay, r.stopped_while) {
-            (Some(delay), _) => {
-                format!("The service requested {}. {no_retry}", delay_words(delay))
-            }
-            (None, StoppedWhile::WokeLate(late)) => format!(
-                "The wait ended {} late, too late to fit another attempt. {no_retry}",
-                seconds_words(late)
-            ),
-            (None, _) => {
-                format!("The local wait before the next attempt would not fit. {no_retry}")
-            }
-        }),
+        Outcome::BudgetExhausted => {
+            Some(match (r.scope_wait, r.requested_delay, r.stopped_while) {
+                (Some(wait), ..) => format!(
+                    "The service asked every request to this API to wait, and that wait ends in \
+                 {}, past this read's budget. {no_retry}",
+                    seconds_words(wait)
+                ),
+                (None, Some(delay), _) => {
+                    format!("The service requested {}. {no_retry}", delay_words(delay))
+                }
+                (None, None, StoppedWhile::WokeLate(late)) => format!(
+                    "The wait ended {} late, too late to fit another attempt. {no_retry}",
+                    seconds_words(late)
+                ),
+                (None, None, _) => {
+                    format!("The local wait before the next attempt would not fit. {no_retry}")
+                }
+            })
+        }
         Outcome::AttemptsExhausted => {
             Some("The service was still asking to slow down when the last attempt ended.".into())
         }
@@ -336,6 +348,7 @@ mod tests {
                 note: None,
             }),
             requested_delay: None,
+            scope_wait: None,
             request_time: Duration::from_secs(2),
             waited_time: Duration::ZERO,
             stopped_while: StoppedWhile::Deciding,

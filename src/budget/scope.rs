@@ -1,0 +1,129 @@
+//! The scope ledger: what every request to one API has been told, shared by every action on it.
+//!
+//! A rate limit belongs to the service's scope (an API, an account), not to one screen. When a
+//! `429` with a valid `Retry-After` arrives, the ledger blocks the response's scope until that
+//! time, *before* the answering action plans its own wait; every action on the scope reads the
+//! block before it starts an attempt ([`ReadAction::handle_scope_block`]). A block only ever
+//! grows: a later, shorter hint never shortens it, and it never reopens an action's budget.
+//!
+//! Like [`ReadAction`], the ledger is sans-IO: `now` is passed in, and it keeps no clock.
+//!
+//! [`ReadAction`]: super::ReadAction
+//! [`ReadAction::handle_scope_block`]: super::ReadAction::handle_scope_block
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime};
+
+use super::action::Response;
+use super::retry_after::{parse_retry_after, receipt_clock};
+use super::trace::WaitReason;
+
+/// Whether a response with this status blocks its whole scope: a `429` says the client exceeded
+/// the scope's limit. A `503` does not: it may be one endpoint's or one region's trouble.
+pub const fn blocks_scope(status: u16) -> bool {
+    status == 429
+}
+
+/// No attempt on a scope starts before `until` (the driver's monotonic clock).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScopeBlock {
+    /// When the block ends.
+    pub until: Duration,
+    /// The delay the service asked for, counted from the answer that set the block.
+    pub asked: Duration,
+}
+
+/// What the ledger knows of one scope.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScopeState {
+    /// The longest block learned so far (it may have ended).
+    pub block: Option<ScopeBlock>,
+    /// `429`s received on the scope.
+    pub refusals: u32,
+}
+
+/// Every scope's state, keyed by the scope's name (by default the API's origin).
+///
+/// ```
+/// use std::time::Duration;
+/// use palette_list::budget::{Response, ScopeLedger};
+///
+/// let s = Duration::from_secs;
+/// let mut ledger = ScopeLedger::new();
+/// let block = ledger.handle_response(s(2), "https://api.example.com", &Response::new(429).retry_after("10"), None, false);
+/// assert_eq!(block.map(|b| b.until), Some(s(12)));
+/// assert_eq!(ledger.poll_block(s(5), "https://api.example.com").map(|b| b.until), Some(s(12)));
+/// assert_eq!(ledger.poll_block(s(12), "https://api.example.com"), None);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ScopeLedger {
+    scopes: BTreeMap<String, ScopeState>,
+}
+
+impl ScopeLedger {
+    /// An empty ledger: every scope open.
+    pub const fn new() -> Self {
+        Self {
+            scopes: BTreeMap::new(),
+        }
+    }
+
+    /// A response arrived at `now` on `scope`. A `429` whose `Retry-After` is valid (and, for a
+    /// date, readable with the receipt's clock evidence, as [`ReadAction`](super::ReadAction)
+    /// reads it) blocks the scope until its end. Returns the scope's block when this answer
+    /// made it longer; `None` when nothing changed.
+    pub fn handle_response(
+        &mut self,
+        now: Duration,
+        scope: &str,
+        response: &Response,
+        local_wall_clock: Option<SystemTime>,
+        trust_local_clock: bool,
+    ) -> Option<ScopeBlock> {
+        if !blocks_scope(response.status) {
+            return None;
+        }
+        self.entry(scope).refusals += 1;
+        let hint = parse_retry_after(response.retry_after.as_deref()?).ok()?;
+        let wall_clock = receipt_clock(
+            response.date.as_deref(),
+            local_wall_clock,
+            trust_local_clock,
+        );
+        let asked = WaitReason::from_hint(hint, wall_clock).ok()?.asked();
+        let block = ScopeBlock {
+            until: now.saturating_add(asked),
+            asked,
+        };
+        self.handle_block(scope, block).then_some(block)
+    }
+
+    /// A block learned elsewhere (another tab, say): kept if it ends later than the one the
+    /// scope has, and ignored otherwise. Returns whether it was kept.
+    pub fn handle_block(&mut self, scope: &str, block: ScopeBlock) -> bool {
+        let state = self.entry(scope);
+        if state.block.is_some_and(|b| b.until >= block.until) {
+            return false;
+        }
+        state.block = Some(block);
+        true
+    }
+
+    /// The block an attempt starting at `now` on `scope` must wait for; `None` when the scope
+    /// is open.
+    pub fn poll_block(&self, now: Duration, scope: &str) -> Option<ScopeBlock> {
+        self.scopes
+            .get(scope)?
+            .block
+            .filter(|block| block.until > now)
+    }
+
+    /// What the ledger knows of `scope`.
+    pub fn state(&self, scope: &str) -> ScopeState {
+        self.scopes.get(scope).copied().unwrap_or_default()
+    }
+
+    fn entry(&mut self, scope: &str) -> &mut ScopeState {
+        self.scopes.entry(scope.to_owned()).or_default()
+    }
+}
