@@ -110,6 +110,7 @@ pub struct RetryPolicy {
     fallback_waits: Cow<'static, [Duration]>,
     trust_local_clock: bool,
     max_body_bytes: u64,
+    scope: Option<Cow<'static, str>>,
 }
 
 impl RetryPolicy {
@@ -124,6 +125,7 @@ impl RetryPolicy {
             fallback_waits: Cow::Borrowed(DEFAULT_FALLBACK_WAITS),
             trust_local_clock: true,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            scope: None,
         }
     }
 
@@ -180,6 +182,15 @@ impl RetryPolicy {
         self
     }
 
+    /// The name of the rate limit this read shares with others (see
+    /// [`ScopeLedger`](super::ScopeLedger)), e.g. an account: `"account:ops"`. Default: the
+    /// API's origin, so every read of one API on the page shares one limit. Not `const`: the
+    /// name may be built at run time.
+    pub fn with_scope(mut self, scope: impl Into<Cow<'static, str>>) -> Self {
+        self.scope = Some(scope.into());
+        self
+    }
+
     /// Total elapsed budget.
     pub const fn budget(&self) -> Duration {
         self.budget
@@ -213,6 +224,11 @@ impl RetryPolicy {
     /// The largest 2xx body read, in bytes.
     pub const fn max_body_bytes(&self) -> u64 {
         self.max_body_bytes
+    }
+
+    /// The scope set by [`with_scope`](Self::with_scope); `None` for the API's origin.
+    pub fn scope(&self) -> Option<&str> {
+        self.scope.as_deref()
     }
 
     /// Fallback waits, by completed attempt.
@@ -249,6 +265,9 @@ impl RetryPolicy {
         }
         if self.max_body_bytes == 0 {
             return Err(PolicyError::NoBodyRoom);
+        }
+        if self.scope.as_deref().is_some_and(|s| s.trim().is_empty()) {
+            return Err(PolicyError::BlankScope);
         }
         if let Some(status) = self.retry_statuses.out_of_range {
             return Err(PolicyError::NotAStatus(status));
@@ -355,6 +374,9 @@ pub enum PolicyError {
     /// `max_body_bytes` is 0.
     #[error("max_body_bytes is 0: no answer's body could be read")]
     NoBodyRoom,
+    /// The scope's name is empty or only spaces.
+    #[error("scope is blank: name the rate limit this read shares, or leave it to the origin")]
+    BlankScope,
     /// A retry status outside 100–599.
     #[error("retry status {0} is not an HTTP status (100-599)")]
     NotAStatus(u16),
@@ -419,6 +441,18 @@ mod tests {
             "max_body_bytes is 0: no answer's body could be read"
         );
         assert_eq!(p.max_body_bytes(), 1_048_576);
+        for blank in ["", " \t"] {
+            assert_eq!(
+                p.clone().with_scope(blank).validate(),
+                Err(PolicyError::BlankScope)
+            );
+        }
+        assert_eq!(p.scope(), None);
+        let named = p.clone().with_scope(format!("account:{}", "ops"));
+        assert_eq!(
+            (named.scope(), named.validate().is_ok()),
+            (Some("account:ops"), true)
+        );
         assert_eq!(
             p.clone()
                 .with_retry_statuses(StatusSet::new().with(429).with(600))

@@ -12,11 +12,13 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, ReadableStreamDefaultReader, ReadableStreamReadResult};
 
+use super::scopes::{self, Member};
 use super::{ReadState, View};
 use crate::body::{BodyReader, ReadFn};
 use crate::budget::words;
 use crate::budget::{
-    is_success, next_change, BodyProblem, Outcome, ReadAction, Response, RetryPolicy, Step,
+    is_success, next_change, BodyProblem, Outcome, Phase, ReadAction, Response, RetryPolicy,
+    ScopeBlock, Step,
 };
 
 /// The longest delay `setTimeout` holds (2^31 - 1 ms, about 24.8 days); a longer one fires at
@@ -70,8 +72,13 @@ where
     /// Sets the read up in the current component: its first action starts in an effect (after
     /// mount or hydration), and the current action is left when the component is cleaned up.
     pub(super) fn attach(url: String, policy: RetryPolicy, read: ReadFn<T>, view: View<T>) -> Self {
+        let scope = match policy.scope() {
+            Some(name) => name.into(),
+            None => origin(&url).into(),
+        };
         let shared = Rc::new(Shared {
             url,
+            scope,
             policy,
             read,
             owned: Cell::new(0),
@@ -107,6 +114,8 @@ where
 
 struct Shared<T: 'static> {
     url: String,
+    /// The rate limit this read shares: the policy's scope, or the URL's origin.
+    scope: Rc<str>,
     policy: RetryPolicy,
     /// How a 2xx body becomes the data.
     read: ReadFn<T>,
@@ -138,7 +147,9 @@ where
 {
     let generation = shared.owned.get() + 1;
     shared.owned.set(generation);
-    match ReadAction::start(now(), shared.policy.clone()) {
+    let at = now();
+    let block = scopes::block(at, &shared.scope);
+    match ReadAction::start_under(at, shared.policy.clone(), block) {
         Err(e) => {
             shared.view.state.try_set(ReadState::Refused(e));
             shared.run.replace(None);
@@ -153,8 +164,40 @@ where
                 data: None,
             }));
             shared.run.replace(Some(run.clone()));
+            scopes::join(
+                shared.scope.clone(),
+                Rc::new(Listener {
+                    shared: Rc::downgrade(shared),
+                    run: Rc::downgrade(&run),
+                }),
+            );
             pump(shared, &run);
         }
+    }
+}
+
+/// One running action, as the page's scope ledger reaches it.
+struct Listener<T: 'static> {
+    shared: Weak<Shared<T>>,
+    run: Weak<RefCell<Run<T>>>,
+}
+
+impl<T> Member for Listener<T>
+where
+    T: Clone + Send + Sync + 'static,
+{
+    fn hear(&self, block: ScopeBlock) {
+        if let (Some(shared), Some(run)) = (self.shared.upgrade(), self.run.upgrade()) {
+            run.borrow_mut().action.handle_scope_block(now(), block);
+            pump(&shared, &run);
+        }
+    }
+
+    fn running(&self) -> bool {
+        self.run.upgrade().is_some_and(|run| {
+            run.try_borrow()
+                .map_or(true, |run| *run.action.phase() != Phase::Stopped)
+        })
     }
 }
 
@@ -304,6 +347,13 @@ where
         }
     };
     let now = now();
+    let wall_clock = wall_clock();
+    if let Answer::Response(response, _) = &answer {
+        // Every answer reaches the page's ledger first, even one this action can no longer
+        // use: a 429 is news for every read of the API.
+        let trust = shared.policy.trust_local_clock();
+        scopes::answered(now, &shared.scope, response, Some(wall_clock), trust);
+    }
     {
         let mut run = run_rc.borrow_mut();
         match answer {
@@ -316,12 +366,11 @@ where
             // records the answer as dropped.
             Answer::Response(response, Err(problem)) => {
                 run.action
-                    .handle_unreadable_response(now, &response, Some(wall_clock()), problem)
+                    .handle_unreadable_response(now, &response, Some(wall_clock), problem)
             }
             Answer::Response(response, Ok(data)) => {
                 run.data = data;
-                run.action
-                    .handle_response(now, &response, Some(wall_clock()));
+                run.action.handle_response(now, &response, Some(wall_clock));
             }
         }
     }
@@ -366,6 +415,15 @@ async fn read_body<T>(
         chunk.copy_to(room);
     }
     body.finish(read)
+}
+
+/// The origin of `url` read relative to the page (`https://api.example.com`): the default scope.
+/// A URL that does not parse is its own scope (its fetch fails on the network anyway).
+fn origin(url: &str) -> String {
+    web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .and_then(|page| web_sys::Url::new_with_base(url, &page).ok())
+        .map_or_else(|| url.to_owned(), |u| u.origin())
 }
 
 /// Whether `url` is on another origin than the page (so CORS may hide `Retry-After`).

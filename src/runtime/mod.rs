@@ -28,9 +28,13 @@ use crate::budget::{PolicyError, RetryPolicy, StopReport, TraceEvent, WaitReason
 #[cfg(target_arch = "wasm32")]
 mod browser;
 #[cfg(target_arch = "wasm32")]
+mod scopes;
+#[cfg(target_arch = "wasm32")]
 pub use browser::now;
 #[cfg(target_arch = "wasm32")]
 use browser::Driver;
+#[cfg(target_arch = "wasm32")]
+pub use scopes::scope_state;
 
 #[cfg(not(target_arch = "wasm32"))]
 use server::Driver;
