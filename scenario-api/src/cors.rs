@@ -1,4 +1,5 @@
-//! CORS: every answer allows any origin and exposes `Retry-After` and `Date`, except the two
+//! CORS: every answer allows any origin and exposes `Retry-After`, `Date` and the
+//! RateLimit fields, except the two
 //! deliberate misconfigurations a scenario can ask for.
 
 use axum::http::{header, HeaderValue, Method, StatusCode};
@@ -26,7 +27,10 @@ pub(crate) async fn cors(method: Method, mut response: Response) -> Response {
     if expose {
         h.insert(
             header::ACCESS_CONTROL_EXPOSE_HEADERS,
-            HeaderValue::from_static("Retry-After, Date"),
+            HeaderValue::from_static(
+                "Retry-After, Date, RateLimit, RateLimit-Policy, RateLimit-Limit, \
+                 RateLimit-Remaining, RateLimit-Reset",
+            ),
         );
     }
     if method == Method::OPTIONS {

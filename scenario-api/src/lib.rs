@@ -9,6 +9,9 @@
 //! | `GET /runs/{run}/palettes?collection=…` | the run's next attempt, as the fixture says |
 //! | `GET /runs/{run}` | what reached the server in that run |
 //! | `GET /runs` | every run so far, with its scenario and request count |
+//! | `POST /limits?quota=N&window_s=S[&spent=K]` | a new rate limit: `quota` requests per `window_s`-second window, the first window with `K` used already: `201 {"limit", "base"}` |
+//! | `GET /limits/{limit}/palettes?collection=…` | the collection (a body the fixture files name) if the limit admits the request; else `429` with `Retry-After`; both with `Date` and the RateLimit fields |
+//! | `GET /limits/{limit}` | every request that reached the limit: when, for what, and its status |
 //!
 //! With [`with_static`], the API moves under `/api` and a built app is served from a folder,
 //! so a release build and its API share one origin.
@@ -22,6 +25,7 @@
 //! | `runs` | the run registry: which case each run plays, and every request it saw |
 //! | `routes` | the HTTP routes and their handlers, with JSON errors |
 //! | `cors` | CORS headers, and the two deliberate exceptions |
+//! | `limits` | a fixed-window rate limiter with the RateLimit fields, and its log |
 //! | `clock` | a fixture's answer moved onto the real clock |
 //! | `files` | a built app served beside the API |
 //! | `serve` | the hyper loop |
@@ -29,11 +33,15 @@
 mod clock;
 mod cors;
 mod files;
+mod limits;
 mod routes;
 mod runs;
 mod serve;
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
 
 use palette_list_model::{Case, CaseError, Fixture, FixtureError};
 
@@ -53,6 +61,9 @@ struct Inner {
     /// Every case of every file (each attempt carries its own body).
     cases: Vec<Case>,
     runs: Mutex<runs::Runs>,
+    /// Every file's named bodies: the collections a limit serves.
+    bodies: BTreeMap<String, Value>,
+    limits: Mutex<limits::Limits>,
 }
 
 /// Why a set of fixture files cannot be played. Files are named by their position, from 1.
@@ -77,6 +88,14 @@ pub enum LoadError {
         /// Why.
         source: CaseError,
     },
+    /// Two files name different bodies with the same name.
+    #[error("fixture file {file}: body {name:?} differs from the one an earlier file names")]
+    BodyDiffers {
+        /// The later file.
+        file: usize,
+        /// The body's name.
+        name: String,
+    },
     /// Two files have a case with the same id.
     #[error("fixture file {file}: case {id} is also in an earlier file")]
     Duplicate {
@@ -92,10 +111,19 @@ impl Scenarios {
     /// a file the model refuses.
     pub fn new(texts: Vec<String>) -> Result<Self, LoadError> {
         let mut cases: Vec<Case> = Vec::new();
+        let mut bodies: BTreeMap<String, Value> = BTreeMap::new();
         for (i, text) in texts.iter().enumerate() {
             let file = i + 1;
             let fixture =
                 Fixture::parse(text).map_err(|source| LoadError::Fixture { file, source })?;
+            for (name, body) in fixture.bodies {
+                match bodies.get(&name) {
+                    Some(known) if *known != body => {
+                        return Err(LoadError::BodyDiffers { file, name })
+                    }
+                    _ => bodies.insert(name, body),
+                };
+            }
             for case in fixture.cases {
                 let case = case.map_err(|source| LoadError::Case { file, source })?;
                 if cases.iter().any(|c| c.id == case.id) {
@@ -110,6 +138,8 @@ impl Scenarios {
                 text,
                 cases,
                 runs: Mutex::new(runs::Runs::default()),
+                bodies,
+                limits: Mutex::new(limits::Limits::default()),
             }),
         })
     }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 
 use axum::extract::{OriginalUri, Path, RawQuery, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 
 use crate::clock::{answer, AT_CAP_MARGIN};
 use crate::cors::{cors, preflight, HideHeaders, NoCors};
+use crate::limits::Limit;
 use crate::runs::{AbortGuard, Ended, Record, Run};
 use crate::Scenarios;
 
@@ -25,6 +26,9 @@ pub(crate) fn router(s: Scenarios) -> Router {
         .route("/runs", post(new_run).get(list_runs))
         .route("/runs/{run}", get(run_report))
         .route("/runs/{run}/palettes", get(palettes))
+        .route("/limits", post(new_limit))
+        .route("/limits/{limit}", get(limit_log))
+        .route("/limits/{limit}/palettes", get(limited_palettes))
         .fallback(not_found)
         .layer(axum::middleware::from_fn(preflight))
         .layer(axum::middleware::map_response(cors))
@@ -47,7 +51,7 @@ pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> ApiError 
 async fn not_found() -> ApiError {
     error(
         StatusCode::NOT_FOUND,
-        "no such route: try GET /fixture, POST /runs?scenario=ID, GET /runs/{run}/palettes?collection=…, GET /runs/{run}",
+        "no such route: try GET /fixture, POST /runs?scenario=ID, GET /runs/{run}/palettes?collection=…, GET /runs/{run}, POST /limits?quota=N&window_s=S, GET /limits/{limit}/palettes?collection=…, GET /limits/{limit}",
     )
 }
 
@@ -321,5 +325,137 @@ async fn palettes(
         response.extensions_mut().insert(HideHeaders);
     }
     guard.end(Ended::Answered(response.status().as_u16()));
+    Ok(response)
+}
+
+/// A whole number from the query, at least `min`, named in the error if it is not one.
+fn whole(q: &HashMap<String, String>, name: &str, min: u32) -> Result<Option<u32>, ApiError> {
+    let Some(v) = q.get(name) else {
+        return Ok(None);
+    };
+    match v.parse::<u32>() {
+        Ok(n) if n >= min => Ok(Some(n)),
+        _ => Err(error(
+            StatusCode::BAD_REQUEST,
+            format!("{name}={v:?}: give a whole number, at least {min}"),
+        )),
+    }
+}
+
+async fn new_limit(
+    State(s): State<Scenarios>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, ApiError> {
+    let q = query(raw.as_deref(), &["quota", "window_s", "spent"])?;
+    let missing = |name| {
+        error(
+            StatusCode::BAD_REQUEST,
+            format!("query parameter {name} is missing"),
+        )
+    };
+    let quota = whole(&q, "quota", 1)?.ok_or_else(|| missing("quota"))?;
+    let window_s = whole(&q, "window_s", 1)?.ok_or_else(|| missing("window_s"))?;
+    let spent = whole(&q, "spent", 0)?.unwrap_or(0);
+    if spent > quota {
+        return Err(error(
+            StatusCode::BAD_REQUEST,
+            format!("spent={spent} is more than quota={quota}"),
+        ));
+    }
+    let window = Duration::from_secs(window_s.into());
+    let mut limits = s.inner.limits.lock().unwrap();
+    limits.next += 1;
+    let id = limits.next;
+    limits
+        .by_id
+        .insert(id, Limit::new(quota, window, spent, Instant::now()));
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(json!({"limit": id.to_string(), "base": format!("/limits/{id}")})),
+    )
+        .into_response())
+}
+
+fn limit_id(raw: &str) -> Result<u64, ApiError> {
+    raw.parse().map_err(|_| {
+        error(
+            StatusCode::BAD_REQUEST,
+            format!("limit {raw:?} is not a limit number"),
+        )
+    })
+}
+
+async fn limit_log(
+    State(s): State<Scenarios>,
+    Path(limit): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = limit_id(&limit)?;
+    let limits = s.inner.limits.lock().unwrap();
+    let Some(l) = limits.by_id.get(&id) else {
+        return Err(error(StatusCode::NOT_FOUND, format!("no limit {id}")));
+    };
+    let requests: Vec<Value> = l
+        .log
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            json!({"n": i + 1, "arrived_ms": e.arrived.as_millis() as u64, "collection": e.collection, "status": e.status})
+        })
+        .collect();
+    Ok(axum::Json(json!({
+        "limit": id.to_string(),
+        "quota": l.quota,
+        "window_s": l.window.as_secs(),
+        "requests": requests,
+    }))
+    .into_response())
+}
+
+async fn limited_palettes(
+    State(s): State<Scenarios>,
+    Path(limit): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, ApiError> {
+    let id = limit_id(&limit)?;
+    let q = query(raw.as_deref(), &["collection"])?;
+    let Some(collection) = q.get("collection") else {
+        return Err(error(
+            StatusCode::BAD_REQUEST,
+            "query parameter collection is missing",
+        ));
+    };
+    let Some(body) = s.inner.bodies.get(collection) else {
+        let names: Vec<&str> = s.inner.bodies.keys().map(String::as_str).collect();
+        return Err(error(
+            StatusCode::NOT_FOUND,
+            format!(
+                "no collection {collection:?} (the fixture files name {})",
+                names.join(", ")
+            ),
+        ));
+    };
+    let mut limits = s.inner.limits.lock().unwrap();
+    let Some(l) = limits.by_id.get_mut(&id) else {
+        return Err(error(StatusCode::NOT_FOUND, format!("no limit {id}")));
+    };
+    let verdict = l.admit(Instant::now(), collection);
+    let mut response = if verdict.admitted {
+        axum::Json(body.clone()).into_response()
+    } else {
+        let mut r = error(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("over the limit of {} per {} s", l.quota, l.window.as_secs()),
+        )
+        .into_response();
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, verdict.reset_s.into());
+        r
+    };
+    let h = response.headers_mut();
+    for (name, value) in l.fields(&verdict) {
+        h.insert(name, value.parse().expect("a field value is ASCII"));
+    }
+    let date = httpdate::fmt_http_date(SystemTime::now());
+    h.insert(header::DATE, date.parse().expect("an HTTP date is ASCII"));
     Ok(response)
 }

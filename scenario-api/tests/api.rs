@@ -148,14 +148,17 @@ async fn a_run_plays_its_attempts_in_order_at_the_fixtures_pace() {
 }
 
 #[tokio::test]
-async fn cors_exposes_retry_after_and_date() {
+async fn cors_exposes_retry_after_date_and_the_ratelimit_fields() {
     let addr = serve().await;
     let base = new_run(&addr, "seconds").await;
     let r = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
     assert_eq!(r.header("access-control-allow-origin"), Some("*"));
     assert_eq!(
         r.header("access-control-expose-headers"),
-        Some("Retry-After, Date")
+        Some(
+            "Retry-After, Date, RateLimit, RateLimit-Policy, RateLimit-Limit, \
+             RateLimit-Remaining, RateLimit-Reset"
+        )
     );
     let pre = send(
         &addr,
@@ -498,4 +501,103 @@ async fn a_run_moved_to_another_origin_redirects_there_and_counts_only_arrivals(
             r.body
         );
     }
+}
+
+#[tokio::test]
+async fn a_limit_admits_its_quota_per_window_and_refuses_the_rest_with_its_fields() {
+    let addr = serve().await;
+    let r = send(&addr, "POST", "/limits?quota=2&window_s=2").await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let base = r.json()["base"].as_str().unwrap().to_owned();
+    let get = |collection: &'static str| {
+        let (addr, base) = (addr.clone(), base.clone());
+        async move {
+            send(
+                &addr,
+                "GET",
+                &format!("{base}/palettes?collection={collection}"),
+            )
+            .await
+        }
+    };
+    let first = get("coast").await;
+    assert_eq!(first.status, 200);
+    assert_eq!(first.json()["collection"], "coast");
+    assert_eq!(first.header("ratelimit-policy"), Some("\"window\";q=2;w=2"));
+    assert_eq!(first.header("ratelimit"), Some("\"window\";r=1;t=2"));
+    assert_eq!(
+        (
+            first.header("ratelimit-limit"),
+            first.header("ratelimit-remaining")
+        ),
+        (Some("2"), Some("1"))
+    );
+    assert!(first.header("date").is_some());
+    assert_eq!(get("coast").await.status, 200);
+    let refused = get("coast").await;
+    assert_eq!(refused.status, 429);
+    assert_eq!(refused.header("retry-after"), Some("2"));
+    assert_eq!(refused.header("ratelimit"), Some("\"window\";r=0;t=2"));
+    assert_eq!(refused.header("ratelimit-reset"), Some("2"));
+    // The next window admits again.
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert_eq!(get("coast").await.status, 200);
+
+    let log = send(&addr, "GET", &base).await.json();
+    let statuses: Vec<u64> = log["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_u64().unwrap())
+        .collect();
+    assert_eq!(statuses, [200, 200, 429, 200]);
+    assert!(log["requests"][3]["arrived_ms"].as_u64().unwrap() >= 2000);
+}
+
+#[tokio::test]
+async fn a_limit_refuses_bad_settings_and_unknown_collections_by_name() {
+    let addr = serve().await;
+    for (target, message) in [
+        ("/limits?window_s=10", "query parameter quota is missing"),
+        (
+            "/limits?quota=0&window_s=10",
+            "quota=\"0\": give a whole number, at least 1",
+        ),
+        (
+            "/limits?quota=3&window_s=ten",
+            "window_s=\"ten\": give a whole number, at least 1",
+        ),
+        (
+            "/limits?quota=3&window_s=10&spent=4",
+            "spent=4 is more than quota=3",
+        ),
+    ] {
+        let r = send(&addr, "POST", target).await;
+        assert_eq!(
+            (r.status, r.json()["error"].as_str().unwrap()),
+            (400, message)
+        );
+    }
+    // A window that starts spent refuses at once, with the time to its reset.
+    let base = send(&addr, "POST", "/limits?quota=3&window_s=10&spent=3")
+        .await
+        .json()["base"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = send(&addr, "GET", &format!("{base}/palettes?collection=coast")).await;
+    assert_eq!((r.status, r.header("retry-after")), (429, Some("10")));
+    let r = send(&addr, "GET", &format!("{base}/palettes?collection=ocean")).await;
+    assert_eq!(
+        (r.status, r.json()["error"].as_str().unwrap()),
+        (
+            404,
+            "no collection \"ocean\" (the fixture files name coast)"
+        )
+    );
+    let r = send(&addr, "GET", "/limits/9/palettes?collection=coast").await;
+    assert_eq!(
+        (r.status, r.json()["error"].as_str().unwrap()),
+        (404, "no limit 9")
+    );
 }
