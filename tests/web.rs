@@ -122,7 +122,8 @@ async fn screen_with(
     let root = fresh_element();
     let url = palettes_url(&base, "coast");
     let handle = mount_to(root.clone(), move || {
-        let policy = policy.unwrap_or_default();
+        // Each run is its own API: its own scope, so one test's 429 holds back no other.
+        let policy = policy.unwrap_or_default().with_scope(url.clone());
         let read = use_budgeted_read(url, policy, PaletteCollection::from_json);
         view! {
             <PaletteListView read collection="coast">
@@ -139,7 +140,8 @@ async fn embedded(scenario: &str) -> (String, web_sys::HtmlElement, impl Drop) {
     let root = fresh_element();
     let api_base = base.clone();
     let handle = mount_to(root.clone(), move || {
-        view! { <PaletteList collection="coast" api_base=api_base /> }
+        let policy = RetryPolicy::new().with_scope(api_base.clone());
+        view! { <PaletteList collection="coast" api_base=api_base policy /> }
     });
     (base, root, handle)
 }
@@ -164,6 +166,8 @@ fn mount_hook(
     let slot = Rc::new(RefCell::new(None));
     let inner = slot.clone();
     let handle = mount_to(fresh_element(), move || {
+        // Each run is its own API: its own scope, so one test's 429 holds back no other.
+        let policy = policy.with_scope(url.clone());
         let read = use_budgeted_get::<PaletteCollection>(url, policy);
         if let Some(case) = &stage {
             live::stage(case, read);
@@ -765,4 +769,133 @@ async fn leaving_a_thousand_times_leaves_nothing_behind() {
     }
     // The screens did read: most left after a request or two.
     assert!(reached > 500, "{reached} requests in all");
+}
+
+/// A new rate limit on the scenario API (`quota=…&window_s=…[&spent=…]`); returns its prefix.
+async fn post_limit(query: &str) -> String {
+    live::new_limit(api(), query)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// What reached the limit: (arrival, collection, status), in order.
+async fn limit_saw(base: &str) -> Vec<(Duration, String, u16)> {
+    live::limit_requests(base)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(|r| (r.arrived, r.collection, r.status))
+        .collect()
+}
+
+/// `<PaletteList>` for `collection` on the API at `api_base`, exactly as an app embeds it.
+fn embed(
+    api_base: &str,
+    collection: &'static str,
+    policy: RetryPolicy,
+) -> (web_sys::HtmlElement, impl Drop) {
+    let root = fresh_element();
+    let api_base = api_base.to_owned();
+    let handle = mount_to(root.clone(), move || {
+        view! { <PaletteList collection api_base policy /> }
+    });
+    (root, handle)
+}
+
+// The only tests on the page that leave the scope to its default, the API's origin: every
+// other test names its run as its scope. Each makes its own limit, and ends after the blocks
+// it causes have ended, so the next one finds the origin open.
+
+#[wasm_bindgen_test]
+async fn three_screens_on_one_api_wait_out_the_first_ones_429() {
+    // The source document's sequence: the API's window is spent, and resets in 10 s.
+    let base = post_limit("quota=3&window_s=10&spent=3").await;
+    let t0 = now();
+    let (first, _a) = embed(&base, "coast", RetryPolicy::new());
+    wait_for(Duration::from_secs(2), "the first 429", || {
+        text(&first, "wait-reason").filter(|t| t.contains("asked for 10 s"))
+    })
+    .await;
+    sleep(Duration::from_secs(1).saturating_sub(now() - t0)).await;
+    let (second, _b) = embed(&base, "harbour", RetryPolicy::new());
+    sleep(Duration::from_secs(2).saturating_sub(now() - t0)).await;
+    let (third, _c) = embed(&base, "dune", RetryPolicy::new());
+    // The late screens send nothing: they count down to the block's end, for the API's reason.
+    for late in [&second, &third] {
+        let why = wait_for(Duration::from_secs(1), "a scope wait", || {
+            text(late, "wait-reason")
+        })
+        .await;
+        assert_eq!(
+            why,
+            "The service asked every request to this API to wait 10 s."
+        );
+        assert!(text(late, "countdown")
+            .unwrap()
+            .starts_with("Attempt 1 of 3 in "));
+    }
+    assert_eq!(
+        limit_saw(&base).await.len(),
+        1,
+        "only the first screen's request"
+    );
+
+    // After the block, each screen's request reaches the server once, in the new window.
+    for (root, name) in [(&first, "Tide Pool"), (&second, "Quay"), (&third, "Marram")] {
+        let shown = wait_for(Duration::from_secs(11), "the palettes", || {
+            text(root, "palettes").filter(|t| t.contains(name))
+        })
+        .await;
+        assert!(shown.contains(name));
+    }
+    let saw = limit_saw(&base).await;
+    assert_eq!(saw.len(), 4, "{saw:?}");
+    assert_eq!((saw[0].1.as_str(), saw[0].2), ("coast", 429));
+    let mut after: Vec<&str> = saw[1..].iter().map(|r| r.1.as_str()).collect();
+    after.sort_unstable();
+    assert_eq!(after, ["coast", "dune", "harbour"]);
+    for (arrived, collection, status) in &saw[1..] {
+        assert_eq!(*status, 200, "{collection}");
+        assert!(
+            *arrived >= Duration::from_secs(10),
+            "{collection} at {arrived:?}"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_screen_whose_budget_cannot_outlast_the_block_stops_without_a_request() {
+    let base = post_limit("quota=3&window_s=4&spent=3").await;
+    let (first, _a) = embed(&base, "coast", RetryPolicy::new());
+    wait_for(Duration::from_secs(2), "the first 429", || {
+        text(&first, "wait-reason").filter(|t| t.contains("asked for 4 s"))
+    })
+    .await;
+    sleep(Duration::from_millis(500)).await;
+    // A 5 s budget with the 4 s cap: attempt 1 must start within 1 s, and the block is longer.
+    let short = RetryPolicy::new().with_budget(Duration::from_secs(5));
+    let (late, _b) = embed(&base, "harbour", short);
+    let outcome = wait_for(Duration::from_secs(1), "the stop", || {
+        text(&late, "stop-outcome")
+    })
+    .await;
+    assert_eq!(outcome, "Stopped: retry budget cannot fit another request.");
+    assert_eq!(
+        text(&late, "stop-last-response").unwrap(),
+        "Last response: none. Attempts: 0 of 3. Elapsed: 0 seconds."
+    );
+    let detail = text(&late, "stop-detail").unwrap();
+    assert!(
+        detail.starts_with(
+            "The service asked every request to this API to wait, and that wait ends in 3"
+        ) && detail.ends_with("past this read's budget. No request was sent."),
+        "{detail}"
+    );
+    let saw = limit_saw(&base).await;
+    assert_eq!(saw.len(), 1, "the late screen sent nothing: {saw:?}");
+    // The first screen still gets its palettes once the window resets.
+    wait_for(Duration::from_secs(5), "the palettes", || {
+        text(&first, "palettes").filter(|t| t.contains("Tide Pool"))
+    })
+    .await;
 }

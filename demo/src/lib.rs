@@ -190,6 +190,8 @@ fn ScenarioScreen(cases: Vec<Case>) -> impl IntoView {
 #[component]
 fn TracedScreen(base: String, policy: RetryPolicy) -> impl IntoView {
     let url = palettes_url(&base, "coast");
+    // Each run is its own API, so its own scope.
+    let policy = policy.with_scope(base);
     let read = use_budgeted_read(url, policy, PaletteCollection::from_json);
     view! {
         <PaletteListView read collection="coast">
@@ -296,7 +298,9 @@ fn SideBySide(
     base: String,
 ) -> impl IntoView {
     let url = palettes_url(&base, "coast");
-    let read = use_budgeted_read(url, case.client_policy(), PaletteCollection::from_json);
+    // Each run is its own API, so its own scope.
+    let policy = case.client_policy().with_scope(base.clone());
+    let read = use_budgeted_read(url, policy, PaletteCollection::from_json);
     live::stage(&case, read);
     // The server's side, polled while this is on screen.
     let requests = RwSignal::new(Vec::<ServerRequest>::new());

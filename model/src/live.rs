@@ -39,9 +39,19 @@ pub enum LiveError {
 /// `&expose=none` for a misconfigured cross-origin API); returns the run's URL prefix, under
 /// which `/palettes?collection=…` plays the case.
 pub async fn new_run(api: &str, query: &str) -> Result<String, LiveError> {
-    let r = gloo_net::http::Request::post(&format!("{api}/runs?{query}"))
-        .send()
-        .await?;
+    created(&format!("{api}/runs?{query}"), api).await
+}
+
+/// Makes a rate limit on the scenario API at `api` with this query (`quota=N&window_s=S`, and
+/// `&spent=K` for a first window partly used); returns its URL prefix, under which
+/// `/palettes?collection=…` is limited. It is also where [`limit_requests`] reads its log.
+pub async fn new_limit(api: &str, query: &str) -> Result<String, LiveError> {
+    created(&format!("{api}/limits?{query}"), api).await
+}
+
+/// POSTs to `url` and expects `201` with a `base`: returns `api` + `base`.
+async fn created(url: &str, api: &str) -> Result<String, LiveError> {
+    let r = gloo_net::http::Request::post(url).send().await?;
     let status = r.status();
     let v: Value = r.json().await?;
     if status != 201 {
@@ -52,6 +62,44 @@ pub async fn new_run(api: &str, query: &str) -> Result<String, LiveError> {
     }
     let base = v["base"].as_str().ok_or(LiveError::Malformed("base"))?;
     Ok(format!("{api}{base}"))
+}
+
+/// One request as a rate limit saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LimitedRequest {
+    /// When it arrived, since the limit was made.
+    pub arrived: Duration,
+    /// The collection it asked for.
+    pub collection: String,
+    /// 200 (admitted) or 429 (refused).
+    pub status: u16,
+}
+
+/// Every request that reached the limit at `base` (a [`new_limit`] prefix), in order.
+pub async fn limit_requests(base: &str) -> Result<Vec<LimitedRequest>, LiveError> {
+    let r = gloo_net::http::Request::get(base).send().await?;
+    let v: Value = r.json().await?;
+    let list = v["requests"]
+        .as_array()
+        .ok_or(LiveError::Malformed("requests"))?;
+    list.iter()
+        .map(|r| {
+            Ok(LimitedRequest {
+                arrived: r["arrived_ms"]
+                    .as_u64()
+                    .map(Duration::from_millis)
+                    .ok_or(LiveError::Malformed("arrived_ms"))?,
+                collection: r["collection"]
+                    .as_str()
+                    .ok_or(LiveError::Malformed("collection"))?
+                    .to_owned(),
+                status: r["status"]
+                    .as_u64()
+                    .and_then(|s| u16::try_from(s).ok())
+                    .ok_or(LiveError::Malformed("status"))?,
+            })
+        })
+        .collect()
 }
 
 /// One request of a run, as the server saw it.
