@@ -10,7 +10,7 @@
 //! | `GET /runs/{run}` | what reached the server in that run |
 //! | `GET /runs` | every run so far, with its scenario and request count |
 //! | `POST /limits?quota=N&window_s=S[&spent=K]` | a new rate limit: `quota` requests per `window_s`-second window, the first window with `K` used already: `201 {"limit", "base"}` |
-//! | `GET /limits/{limit}/palettes?collection=…` | the collection (a body the fixture files name) if the limit admits the request; else `429` with `Retry-After`; both with `Date` and the RateLimit fields |
+//! | `GET /limits/{limit}/palettes?collection=…` | the collection (a body the fixture files name; the earliest file's where several do) if the limit admits the request; else `429` with `Retry-After`; both with `Date` and the RateLimit fields |
 //! | `GET /limits/{limit}` | every request that reached the limit: when, for what, and its status |
 //!
 //! With [`with_static`], the API moves under `/api` and a built app is served from a folder,
@@ -61,7 +61,8 @@ struct Inner {
     /// Every case of every file (each attempt carries its own body).
     cases: Vec<Case>,
     runs: Mutex<runs::Runs>,
-    /// Every file's named bodies: the collections a limit serves.
+    /// Every file's named bodies, the earlier file's where two share a name: the collections
+    /// a limit serves.
     bodies: BTreeMap<String, Value>,
     limits: Mutex<limits::Limits>,
 }
@@ -88,14 +89,6 @@ pub enum LoadError {
         /// Why.
         source: CaseError,
     },
-    /// Two files name different bodies with the same name.
-    #[error("fixture file {file}: body {name:?} differs from the one an earlier file names")]
-    BodyDiffers {
-        /// The later file.
-        file: usize,
-        /// The body's name.
-        name: String,
-    },
     /// Two files have a case with the same id.
     #[error("fixture file {file}: case {id} is also in an earlier file")]
     Duplicate {
@@ -117,12 +110,8 @@ impl Scenarios {
             let fixture =
                 Fixture::parse(text).map_err(|source| LoadError::Fixture { file, source })?;
             for (name, body) in fixture.bodies {
-                match bodies.get(&name) {
-                    Some(known) if *known != body => {
-                        return Err(LoadError::BodyDiffers { file, name })
-                    }
-                    _ => bodies.insert(name, body),
-                };
+                // Where files name the same body, the earlier file's is served.
+                bodies.entry(name).or_insert(body);
             }
             for case in fixture.cases {
                 let case = case.map_err(|source| LoadError::Case { file, source })?;
