@@ -25,24 +25,28 @@ fn policy() -> impl Strategy<Value = RetryPolicy> {
         0u64..3_000,
         any::<bool>(),
         any::<bool>(),
+        prop_oneof![Just(0u32), 0u32..=100],
     )
-        .prop_flat_map(|(budget, attempts, fallback, floor, also_503, trust)| {
-            (1u64..=budget).prop_map(move |cap| {
-                let statuses = if also_503 {
-                    StatusSet::new().with(429).with(503)
-                } else {
-                    StatusSet::new().with(429)
-                };
-                RetryPolicy::new()
-                    .with_budget(MS(budget))
-                    .with_max_attempts(attempts)
-                    .with_attempt_cap(MS(cap))
-                    .with_min_wait(MS(floor))
-                    .with_fallback_waits(fallback.iter().map(|&w| MS(w)).collect::<Vec<_>>())
-                    .with_retry_statuses(statuses)
-                    .with_trust_local_clock(trust)
-            })
-        })
+        .prop_flat_map(
+            |(budget, attempts, fallback, floor, also_503, trust, jitter)| {
+                (1u64..=budget).prop_map(move |cap| {
+                    let statuses = if also_503 {
+                        StatusSet::new().with(429).with(503)
+                    } else {
+                        StatusSet::new().with(429)
+                    };
+                    RetryPolicy::new()
+                        .with_budget(MS(budget))
+                        .with_max_attempts(attempts)
+                        .with_attempt_cap(MS(cap))
+                        .with_min_wait(MS(floor))
+                        .with_fallback_waits(fallback.iter().map(|&w| MS(w)).collect::<Vec<_>>())
+                        .with_retry_statuses(statuses)
+                        .with_trust_local_clock(trust)
+                        .with_jitter(jitter)
+                })
+            },
+        )
 }
 
 /// The delay a `Retry-After` value asks for, worked out here from the text alone, apart from
@@ -137,8 +141,9 @@ fn case() -> impl Strategy<Value = Case> {
             prop::option::of(0u64..budget + 5_000),
             prop::collection::vec(0u64..6_000, 0..=3),
             any::<bool>(),
+            any::<u64>(),
         )
-            .prop_map(move |(attempts, leave, late, clock)| Case {
+            .prop_map(move |(attempts, leave, late, clock, seed)| Case {
                 id: "random".into(),
                 source: None,
                 policy: policy.clone(),
@@ -153,6 +158,7 @@ fn case() -> impl Strategy<Value = Case> {
                     .collect(),
                 user_leaves_at: leave.map(MS),
                 timer_late_by: late.into_iter().map(MS).collect(),
+                jitter_seed: seed,
                 expect: None,
             })
     })
@@ -197,6 +203,17 @@ proptest! {
         }
         let lateness: Duration = case.timer_late_by.iter().sum();
         prop_assert!(report.at <= p.budget() + lateness);
+        // Jitter only lengthens a wait the client chose, by at most the policy's percent.
+        for e in &r.trace {
+            if let Event::WaitPlanned { wait, jitter, reason, .. } = &e.event {
+                let chosen = *wait - *jitter;
+                prop_assert_eq!(chosen, reason.asked().max(p.min_wait()));
+                prop_assert!(*jitter <= chosen * p.jitter_percent() / 100, "{jitter:?} of {chosen:?}");
+                if reason.requested().is_some() {
+                    prop_assert_eq!(*jitter, Duration::ZERO);
+                }
+            }
+        }
     }
 
     #[test]

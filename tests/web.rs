@@ -810,16 +810,18 @@ fn embed(
 async fn three_screens_on_one_api_wait_out_the_first_ones_429() {
     // The source document's sequence: the API's window is spent, and resets in 10 s.
     let base = post_limit("quota=3&window_s=10&spent=3").await;
+    // Up to 20 % jitter on the waits the client chooses, so the held-back reads return apart.
+    let policy = RetryPolicy::new().with_jitter(20);
     let t0 = now();
-    let (first, _a) = embed(&base, "coast", RetryPolicy::new());
+    let (first, _a) = embed(&base, "coast", policy.clone());
     wait_for(Duration::from_secs(2), "the first 429", || {
         text(&first, "wait-reason").filter(|t| t.contains("asked for 10 s"))
     })
     .await;
     sleep(Duration::from_secs(1).saturating_sub(now() - t0)).await;
-    let (second, _b) = embed(&base, "harbour", RetryPolicy::new());
+    let (second, _b) = embed(&base, "harbour", policy.clone());
     sleep(Duration::from_secs(2).saturating_sub(now() - t0)).await;
-    let (third, _c) = embed(&base, "dune", RetryPolicy::new());
+    let (third, _c) = embed(&base, "dune", policy);
     // The late screens send nothing: they count down to the block's end, for the API's reason.
     for late in [&second, &third] {
         let why = wait_for(Duration::from_secs(1), "a scope wait", || {

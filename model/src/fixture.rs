@@ -60,6 +60,8 @@ pub struct Case {
     pub user_leaves_at: Option<Duration>,
     /// How late the 1st, 2nd, … wait's timer wakes.
     pub timer_late_by: Vec<Duration>,
+    /// Where the policy's jitter is drawn from (default 0).
+    pub jitter_seed: u64,
     /// What the model must produce, if given.
     pub expect: Option<Map<String, Value>>,
 }
@@ -438,6 +440,16 @@ impl Defaults<'_> {
                 ))
             }
         };
+        // (Extension) the seed of the policy's jitter; absent, 0.
+        let jitter_seed = match obj.get("jitter_seed") {
+            None | Some(Value::Null) => 0,
+            Some(v) => v.as_u64().ok_or_else(|| {
+                f.err(
+                    "jitter_seed",
+                    format!("must be a whole number from 0 to 2^64 - 1, got {v}"),
+                )
+            })?,
+        };
         let expect = match obj.get("expect") {
             None | Some(Value::Null) => None,
             Some(Value::Object(m)) => Some(
@@ -455,6 +467,7 @@ impl Defaults<'_> {
             attempts,
             user_leaves_at,
             timer_late_by,
+            jitter_seed,
             expect,
         })
     }
@@ -518,7 +531,21 @@ impl Defaults<'_> {
                 )
             })?,
         };
+        // (Extension) jitter on the waits the client chooses; absent, off.
+        let jitter = match merged.get("jitter_percent") {
+            None | Some(Value::Null) => 0,
+            Some(v) => v
+                .as_u64()
+                .and_then(|p| u32::try_from(p).ok())
+                .ok_or_else(|| {
+                    f.err(
+                        "policy.jitter_percent",
+                        format!("must be a whole number of percent, got {v}"),
+                    )
+                })?,
+        };
         let policy = RetryPolicy::new()
+            .with_jitter(jitter)
             .with_max_body_bytes(max_body_bytes)
             .with_budget(budget)
             .with_max_attempts(max_attempts)

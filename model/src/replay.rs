@@ -154,8 +154,9 @@ pub fn replay(case: &Case) -> Result<Replay, CaseError> {
         field: field.to_owned(),
         problem,
     };
-    let mut action = ReadAction::start(Duration::ZERO, case.client_policy())
-        .map_err(|e| err("policy", e.to_string()))?;
+    let mut action =
+        ReadAction::start_under(Duration::ZERO, case.client_policy(), None, case.jitter_seed)
+            .map_err(|e| err("policy", e.to_string()))?;
     // The attempt in flight: its index, and when its answer comes (None: never).
     let mut in_flight: Option<(usize, Option<Duration>)> = None;
     let mut leave = case.user_leaves_at;
@@ -313,12 +314,14 @@ fn event_json(t: &TraceEvent) -> Value {
         ),
         Event::WaitPlanned {
             wait,
+            jitter,
             reason,
             remaining,
         } => (
             "wait_planned",
             json!({
                 "wait_s": sec_json(*wait),
+                "jitter_s": sec_json(*jitter),
                 "why": match reason {
                     WaitReason::ServerDelay(_) => "server_delay",
                     WaitReason::ServerDate { .. } => "server_date",

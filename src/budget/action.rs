@@ -145,23 +145,29 @@ pub struct ReadAction {
     report: Option<StopReport>,
     /// The longest block learned for this action's scope; no attempt starts before its end.
     scope_block: Option<ScopeBlock>,
+    /// The jitter's random state (splitmix64), seeded at the start.
+    draws: u64,
 }
 
 impl ReadAction {
     /// Starts an action at `now` under `policy` (refused if the policy is invalid). Its first
     /// step is to start attempt 1 at once.
+    /// Its jitter, if the policy asks for any, is drawn from a fixed seed (0).
     pub fn start(now: Duration, policy: RetryPolicy) -> Result<Self, PolicyError> {
-        Self::start_under(now, policy, None)
+        Self::start_under(now, policy, None, 0)
     }
 
     /// [`start`](Self::start) on a scope that may be blocked: with `block` still running at
     /// `now` (from [`ScopeLedger::poll_block`](super::ScopeLedger::poll_block)), the first step
     /// is to wait for its end if attempt 1 then fits the budget with its full cap, and
-    /// otherwise to stop at once as `budget_exhausted`, with no request sent.
+    /// otherwise to stop at once as `budget_exhausted`, with no request sent. `seed` is where
+    /// the policy's jitter is drawn from: a random number in a driver, so that actions held
+    /// back together return apart; any fixed number in a test or a replay.
     pub fn start_under(
         now: Duration,
         policy: RetryPolicy,
         block: Option<ScopeBlock>,
+        seed: u64,
     ) -> Result<Self, PolicyError> {
         policy.validate()?;
         let mut action = Self {
@@ -175,6 +181,7 @@ impl ReadAction {
             trace: Vec::new(),
             report: None,
             scope_block: block,
+            draws: seed,
             policy,
         };
         action.record(
@@ -481,6 +488,12 @@ impl ReadAction {
                 r.requested_delay = reason.requested();
             });
         };
+        // Only a wait the client chose is jittered; a server's delay is kept as it is.
+        let jitter = match reason {
+            WaitReason::Fallback { .. } => self.jitter(wait, until),
+            _ => Duration::ZERO,
+        };
+        let (wait, until) = (wait + jitter, until + jitter);
         // The scope's block is read after the action's own wait, so it only ever lengthens it.
         if let Some(block) = self.scope_block.filter(|b| b.until > until) {
             return self.wait_for_scope(now, block);
@@ -489,6 +502,7 @@ impl ReadAction {
             now,
             Event::WaitPlanned {
                 wait,
+                jitter,
                 reason: reason.clone(),
                 remaining: self.remaining(now),
             },
@@ -532,23 +546,55 @@ impl ReadAction {
             wait,
             asked: block.asked,
         };
+        // Every read the block held back is released at its end: jitter spreads them.
+        let jitter = self.jitter(wait, block.until);
+        let until = block.until + jitter;
         self.record(
             now,
             Event::WaitPlanned {
-                wait,
+                wait: wait + jitter,
+                jitter,
                 reason: reason.clone(),
                 remaining: self.remaining(now),
             },
         );
         self.phase = Phase::Waiting {
             since: now,
-            until: block.until,
+            until,
             reason: reason.clone(),
         };
-        self.pending = Some(Step::Wait {
-            until: block.until,
-            reason,
-        });
+        self.pending = Some(Step::Wait { until, reason });
+    }
+
+    /// The jitter for a wait of `base` the client chose, ending at `until` (where the next
+    /// attempt fits): up to the policy's percent of `base`, at random, trimmed to what the
+    /// budget leaves, so it never costs an attempt.
+    fn jitter(&mut self, base: Duration, until: Duration) -> Duration {
+        let percent = u64::from(self.policy.jitter_percent());
+        if percent == 0 {
+            return Duration::ZERO;
+        }
+        let base_us = base
+            .as_secs()
+            .saturating_mul(1_000_000)
+            .saturating_add(u64::from(base.subsec_micros()));
+        let most = base_us.saturating_mul(percent) / 100;
+        let drawn = Duration::from_micros(self.draw() % most.saturating_add(1));
+        let slack = self
+            .policy
+            .budget()
+            .saturating_sub(self.elapsed(until))
+            .saturating_sub(self.policy.attempt_cap());
+        drawn.min(slack)
+    }
+
+    /// The next random number (splitmix64).
+    fn draw(&mut self) -> u64 {
+        self.draws = self.draws.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.draws;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
     }
 
     fn start_attempt(&mut self, now: Duration) {

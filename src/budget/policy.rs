@@ -111,6 +111,7 @@ pub struct RetryPolicy {
     trust_local_clock: bool,
     max_body_bytes: u64,
     scope: Option<Cow<'static, str>>,
+    jitter_percent: u32,
 }
 
 impl RetryPolicy {
@@ -126,6 +127,7 @@ impl RetryPolicy {
             trust_local_clock: true,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             scope: None,
+            jitter_percent: 0,
         }
     }
 
@@ -182,6 +184,16 @@ impl RetryPolicy {
         self
     }
 
+    /// Adds up to `percent` % at random to every wait the client chooses: a fallback wait, and
+    /// the wait for a scope's block to end, so that reads held back together do not return in
+    /// one wave (default 0: off, every wait exact). A server's own delay is never jittered,
+    /// no wait is ever shortened, and jitter never costs an attempt: it is trimmed to what the
+    /// budget leaves. At most 100.
+    pub const fn with_jitter(mut self, percent: u32) -> Self {
+        self.jitter_percent = percent;
+        self
+    }
+
     /// The name of the rate limit this read shares with others (see
     /// [`ScopeLedger`](super::ScopeLedger)), e.g. an account: `"account:ops"`. Default: the
     /// API's origin, so every read of one API on the page shares one limit. Not `const`: the
@@ -226,6 +238,11 @@ impl RetryPolicy {
         self.max_body_bytes
     }
 
+    /// The jitter, in percent of a wait the client chooses (0: off).
+    pub const fn jitter_percent(&self) -> u32 {
+        self.jitter_percent
+    }
+
     /// The scope set by [`with_scope`](Self::with_scope); `None` for the API's origin.
     pub fn scope(&self) -> Option<&str> {
         self.scope.as_deref()
@@ -265,6 +282,9 @@ impl RetryPolicy {
         }
         if self.max_body_bytes == 0 {
             return Err(PolicyError::NoBodyRoom);
+        }
+        if self.jitter_percent > 100 {
+            return Err(PolicyError::JitterTooLarge(self.jitter_percent));
         }
         if self.scope.as_deref().is_some_and(|s| s.trim().is_empty()) {
             return Err(PolicyError::BlankScope);
@@ -374,6 +394,9 @@ pub enum PolicyError {
     /// `max_body_bytes` is 0.
     #[error("max_body_bytes is 0: no answer's body could be read")]
     NoBodyRoom,
+    /// Jitter above 100 %.
+    #[error("jitter is {0} %: at most 100 % of a wait can be added")]
+    JitterTooLarge(u32),
     /// The scope's name is empty or only spaces.
     #[error("scope is blank: name the rate limit this read shares, or leave it to the origin")]
     BlankScope,
@@ -448,6 +471,16 @@ mod tests {
             );
         }
         assert_eq!(p.scope(), None);
+        assert_eq!(p.jitter_percent(), 0);
+        assert!(p.clone().with_jitter(100).validate().is_ok());
+        assert_eq!(
+            p.clone()
+                .with_jitter(101)
+                .validate()
+                .unwrap_err()
+                .to_string(),
+            "jitter is 101 %: at most 100 % of a wait can be added"
+        );
         let named = p.clone().with_scope(format!("account:{}", "ops"));
         assert_eq!(
             (named.scope(), named.validate().is_ok()),

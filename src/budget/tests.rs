@@ -682,7 +682,7 @@ fn answer(
 }
 
 fn start_on_scope(ledger: &ScopeLedger, at: Duration, policy: RetryPolicy) -> ReadAction {
-    ReadAction::start_under(at, policy, ledger.poll_block(at, API)).unwrap()
+    ReadAction::start_under(at, policy, ledger.poll_block(at, API), 0).unwrap()
 }
 
 #[test]
@@ -902,4 +902,116 @@ fn only_a_429_with_a_usable_hint_blocks_the_scope() {
     // Scopes are apart.
     assert_eq!(ledger.poll_block(at, "https://other.example.com"), None);
     assert_eq!(ledger.poll_block(T0 + s(7), API), None);
+}
+
+// Jitter: only where the client chooses the wait, never shorter, always within the budget.
+
+/// The wait an action plans after a 429 with no hint, started with `seed`: (wait, jitter).
+fn fallback_wait(policy: &RetryPolicy, seed: u64) -> (Duration, Duration) {
+    let mut a = ReadAction::start_under(T0, policy.clone(), None, seed).unwrap();
+    a.poll_action();
+    a.handle_response(T0 + s(1), &Response::new(429), None);
+    let Some(Step::Wait { until, .. }) = a.poll_action() else {
+        panic!("a wait: {:?}", a.trace())
+    };
+    let jitter = a
+        .trace()
+        .iter()
+        .find_map(|e| match e.event {
+            Event::WaitPlanned { wait, jitter, .. } => {
+                assert_eq!(T0 + s(1) + wait, until);
+                Some(jitter)
+            }
+            _ => None,
+        })
+        .unwrap();
+    (until - T0 - s(1), jitter)
+}
+
+#[test]
+fn jitter_only_lengthens_a_fallback_wait_and_a_seed_repeats_it() {
+    let policy = RetryPolicy::new().with_jitter(20);
+    let mut waits = Vec::new();
+    for seed in 0..200 {
+        let (wait, jitter) = fallback_wait(&policy, seed);
+        // The 2 s fallback, plus up to 20 % of it.
+        assert!(
+            wait >= s(2) && wait <= Duration::from_millis(2400),
+            "{wait:?}"
+        );
+        assert_eq!(wait, s(2) + jitter);
+        assert_eq!(
+            fallback_wait(&policy, seed),
+            (wait, jitter),
+            "the same seed, the same wait"
+        );
+        waits.push(wait);
+    }
+    waits.sort_unstable();
+    waits.dedup();
+    assert!(
+        waits.len() > 150,
+        "spread over the range: {} distinct",
+        waits.len()
+    );
+    assert!(
+        waits[0] < Duration::from_millis(2040)
+            && waits[waits.len() - 1] > Duration::from_millis(2360)
+    );
+    // Off by default: every wait exact.
+    assert_eq!(
+        fallback_wait(&RetryPolicy::new(), 7),
+        (s(2), Duration::ZERO)
+    );
+
+    // A server's delay is never jittered.
+    let mut a = ReadAction::start_under(T0, policy.clone(), None, 3).unwrap();
+    a.poll_action();
+    a.handle_response(T0 + s(1), &Response::new(429).retry_after("3"), None);
+    assert_eq!(waits_until(&mut a, 4), WaitReason::ServerDelay(s(3)));
+}
+
+#[test]
+fn jitter_never_costs_an_attempt() {
+    // 7 s budget, 4 s cap: after a 429 at 1 s, the 2 s fallback leaves exactly 0 s to spare.
+    let policy = RetryPolicy::new().with_budget(s(7)).with_jitter(100);
+    for seed in 0..50 {
+        assert_eq!(fallback_wait(&policy, seed), (s(2), Duration::ZERO));
+    }
+    // 7.5 s: at most 0.5 s of jitter, whatever the draw.
+    let policy = policy.with_budget(Duration::from_millis(7500));
+    let most = (0..200)
+        .map(|seed| fallback_wait(&policy, seed).1)
+        .max()
+        .unwrap();
+    assert_eq!(most, Duration::from_millis(500));
+}
+
+#[test]
+fn reads_held_back_together_are_released_apart() {
+    let policy = RetryPolicy::new().with_budget(s(30)).with_jitter(20);
+    let block = ScopeBlock {
+        until: T0 + s(10),
+        asked: s(10),
+    };
+    let mut releases = Vec::new();
+    for seed in [11, 12, 13] {
+        let mut a = ReadAction::start_under(T0, policy.clone(), Some(block), seed).unwrap();
+        let Some(Step::Wait { until, reason }) = a.poll_action() else {
+            panic!("a wait")
+        };
+        assert_eq!(
+            reason,
+            WaitReason::ScopeBlocked {
+                wait: s(10),
+                asked: s(10)
+            }
+        );
+        // Never before the block's end; at most 20 % of the 10 s later.
+        assert!(until >= T0 + s(10) && until <= T0 + s(12), "{until:?}");
+        releases.push(until);
+    }
+    releases.sort_unstable();
+    releases.dedup();
+    assert_eq!(releases.len(), 3, "three seeds, three release times");
 }

@@ -64,8 +64,10 @@ pub enum Event {
     },
     /// A wait before the next attempt.
     WaitPlanned {
-        /// How long (after the local floor).
+        /// How long (after the local floor, jitter included).
         wait: Duration,
+        /// The part of `wait` that is jitter (zero unless the policy asks for it).
+        jitter: Duration,
         /// Why.
         reason: WaitReason,
         /// Budget left at the decision.
@@ -269,14 +271,16 @@ impl fmt::Display for Event {
             },
             Event::WaitPlanned {
                 wait,
+                jitter,
                 reason,
                 remaining,
-            } => write!(
-                f,
-                "wait {} s: {reason}; {} s of budget left",
-                t(*wait),
-                t(*remaining)
-            ),
+            } => {
+                write!(f, "wait {} s", t(*wait))?;
+                if !jitter.is_zero() {
+                    write!(f, " ({} s of it jitter)", t(*jitter))?;
+                }
+                write!(f, ": {reason}; {} s of budget left", t(*remaining))
+            }
             Event::TimerWoke { late } if late.is_zero() => f.write_str("timer woke on time"),
             Event::TimerWoke { late } => write!(f, "timer woke {} s late", t(*late)),
             Event::ResponseDropped { status, reason } => {

@@ -149,7 +149,9 @@ where
     shared.owned.set(generation);
     let at = now();
     let block = scopes::block(at, &shared.scope);
-    match ReadAction::start_under(at, shared.policy.clone(), block) {
+    // Each action's own random seed, so reads held back together are released apart.
+    let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
+    match ReadAction::start_under(at, shared.policy.clone(), block, seed) {
         Err(e) => {
             shared.view.state.try_set(ReadState::Refused(e));
             shared.run.replace(None);
