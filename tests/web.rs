@@ -901,3 +901,38 @@ async fn a_screen_whose_budget_cannot_outlast_the_block_stops_without_a_request(
     })
     .await;
 }
+
+#[wasm_bindgen_test]
+async fn a_spent_quota_holds_the_next_read_until_its_reset_and_no_429_comes() {
+    // Two requests per 3 s window: the second answer says none are left, reset in 3 s.
+    let base = post_limit("quota=2&window_s=3").await;
+    for (collection, name) in [("coast", "Tide Pool"), ("harbour", "Quay")] {
+        let (root, _screen) = embed(&base, collection, RetryPolicy::new());
+        wait_for(Duration::from_secs(2), "the palettes", || {
+            text(&root, "palettes").filter(|t| t.contains(name))
+        })
+        .await;
+    }
+    let (third, _c) = embed(&base, "dune", RetryPolicy::new());
+    let why = wait_for(Duration::from_secs(1), "a pacing wait", || {
+        text(&third, "wait-reason")
+    })
+    .await;
+    assert_eq!(
+        why,
+        "This API's quota is used up; the service said it resets in 3 s."
+    );
+    assert_eq!(
+        limit_saw(&base).await.len(),
+        2,
+        "the third read waits, unsent"
+    );
+    wait_for(Duration::from_secs(4), "the palettes", || {
+        text(&third, "palettes").filter(|t| t.contains("Marram"))
+    })
+    .await;
+    let saw = limit_saw(&base).await;
+    let statuses: Vec<u16> = saw.iter().map(|r| r.2).collect();
+    assert_eq!(statuses, [200, 200, 200], "paced, never refused: {saw:?}");
+    assert!(saw[2].0 >= Duration::from_secs(3), "{saw:?}");
+}

@@ -7,7 +7,8 @@ use serde_json::{json, Map, Value};
 use palette_list::body::BodyReader;
 use palette_list::budget::{
     is_success, seconds, words, BodyProblem, ClockSource, DropReason, Event, Failure, HeaderNote,
-    Phase, Precision, ReadAction, Response, Step, StopReport, TraceEvent, WaitReason,
+    Phase, Precision, RateLimitFields, ReadAction, Response, ScopeLedger, Step, StopReport,
+    TraceEvent, WaitReason,
 };
 use palette_list::palettes::PaletteCollection;
 
@@ -157,6 +158,7 @@ pub fn replay(case: &Case) -> Result<Replay, CaseError> {
     let mut action =
         ReadAction::start_under(Duration::ZERO, case.client_policy(), None, case.jitter_seed)
             .map_err(|e| err("policy", e.to_string()))?;
+    let mut ledger = ScopeLedger::new();
     // The attempt in flight: its index, and when its answer comes (None: never).
     let mut in_flight: Option<(usize, Option<Duration>)> = None;
     let mut leave = case.user_leaves_at;
@@ -224,7 +226,20 @@ pub fn replay(case: &Case) -> Result<Replay, CaseError> {
                         let mut response = Response::new(*status);
                         response.retry_after = a.header("Retry-After").map(str::to_owned);
                         response.date = a.header("Date").map(str::to_owned);
+                        for name in RateLimitFields::NAMES {
+                            if let Some(v) = a.header(name) {
+                                response.rate_limit.set(name, v);
+                            }
+                        }
                         let clock = case.wall_clock_at(now);
+                        // As the browser does: the scope's ledger first (the case is its own
+                        // scope), then the action.
+                        let trust = case.client_policy().trust_local_clock();
+                        if let Some(block) =
+                            ledger.handle_response(now, &case.id, &response, clock, trust)
+                        {
+                            action.handle_scope_block(now, block);
+                        }
                         match read_body(*status, body.as_ref(), case.policy.max_body_bytes()) {
                             Ok(()) => action.handle_response(now, &response, clock),
                             Err(problem) => {
@@ -287,6 +302,8 @@ fn event_json(t: &TraceEvent) -> Value {
             date,
             wall_clock,
             note,
+            quota,
+            ignored,
         } => (
             "response_received",
             json!({
@@ -301,6 +318,9 @@ fn event_json(t: &TraceEvent) -> Value {
                 }),
                 "header_note": note.as_ref().map(|n| n.kind()),
                 "header_note_detail": note.as_ref().map(|n| n.to_string()),
+                "quota_remaining": quota.map(|q| q.remaining),
+                "quota_reset_s": quota.and_then(|q| q.reset).map(sec_json),
+                "rate_limit_ignored": ignored.iter().map(ToString::to_string).collect::<Vec<_>>(),
             }),
         ),
         Event::AttemptFailed { attempt, failure } => (

@@ -3,12 +3,13 @@
 use std::time::{Duration, SystemTime};
 
 use super::policy::{is_success, PolicyError, RetryPolicy};
+use super::rate_limit::RateLimitFields;
 use super::report::{BodyProblem, LastResponse, Outcome, StopReport, StoppedWhile};
 use super::retry_after::{parse_retry_after, receipt_clock, HeaderNote, RetryAfter};
 use super::scope::ScopeBlock;
 use super::trace::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};
 
-/// An HTTP response as the core needs it: the status and the two headers that matter.
+/// An HTTP response as the core needs it: the status and the headers that matter.
 /// There is no body and no method here; the read action is `GET` only.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Response {
@@ -20,6 +21,8 @@ pub struct Response {
     pub date: Option<String>,
     /// The response came cross-origin, so a missing header may only be hidden by CORS.
     pub cross_origin: bool,
+    /// The RateLimit fields, as received.
+    pub rate_limit: RateLimitFields,
 }
 
 impl Response {
@@ -30,6 +33,7 @@ impl Response {
             retry_after: None,
             date: None,
             cross_origin: false,
+            rate_limit: RateLimitFields::none(),
         }
     }
 
@@ -42,6 +46,16 @@ impl Response {
     /// With a `Date` value.
     pub fn date(mut self, value: impl Into<String>) -> Self {
         self.date = Some(value.into());
+        self
+    }
+
+    /// With a rate-limit field (`RateLimit`, `RateLimit-Remaining`, … in any case); any other
+    /// name is not one, and panics.
+    pub fn rate_limit(mut self, name: &str, value: impl Into<String>) -> Self {
+        assert!(
+            self.rate_limit.set(name, value),
+            "{name} is not a rate-limit field"
+        );
         self
     }
 
@@ -244,6 +258,8 @@ impl ReadAction {
             Class::Retry(Err(n)) => Some(n.clone()),
             _ => None,
         };
+        // Traced only: the scope's ledger acts on them, for every action on the scope.
+        let (quota, ignored) = response.rate_limit.read(wall_clock.map(|(at, _)| at));
         self.record(
             now,
             Event::ResponseReceived {
@@ -253,6 +269,8 @@ impl ReadAction {
                 date: response.date.clone(),
                 wall_clock,
                 note: note.clone(),
+                quota,
+                ignored,
             },
         );
         self.last_response = Some(LastResponse {
@@ -539,12 +557,13 @@ impl ReadAction {
         let wait = block.until - now;
         if !self.fits(block.until) {
             return self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Deciding, |r| {
-                r.scope_wait = Some(wait);
+                r.scope_wait = Some((wait, block.why));
             });
         }
         let reason = WaitReason::ScopeBlocked {
             wait,
             asked: block.asked,
+            why: block.why,
         };
         // Every read the block held back is released at its end: jitter spreads them.
         let jitter = self.jitter(wait, block.until);

@@ -11,6 +11,7 @@
 //! | `retry_after` | [`parse_retry_after`], and the clock evidence for a date ([`receipt_clock`]) |
 //! | `http_date` | [`HttpDate`]: the three HTTP-date forms, any year, RFC 850's century |
 //! | `action` | [`ReadAction`]: the state machine |
+//! | `rate_limit` | [`RateLimitFields`]: what is left of a scope's quota, and when it resets |
 //! | `scope` | [`ScopeLedger`]: what every request to one API has been told, shared |
 //! | `trace` | [`Event`]: what the trace records, and how each event reads |
 //! | `report` | [`StopReport`]: how an action ended, apart from its last response |
@@ -20,6 +21,7 @@
 mod action;
 mod http_date;
 mod policy;
+mod rate_limit;
 mod report;
 mod retry_after;
 mod scope;
@@ -36,10 +38,11 @@ pub use policy::{
     is_success, Affordance, PolicyError, RetryPolicy, StatusSet, DEFAULT_FALLBACK_WAITS,
     DEFAULT_MAX_BODY_BYTES,
 };
+pub use rate_limit::{IgnoredField, Quota, QuotaForm, RateLimitFields};
 pub use report::{BodyProblem, LastResponse, Outcome, StopReport, StoppedWhile};
 pub use retry_after::{
     parse_date_header, parse_retry_after, receipt_clock, HeaderNote, InvalidRetryAfter, RetryAfter,
 };
-pub use scope::{blocks_scope, ScopeBlock, ScopeLedger, ScopeState};
+pub use scope::{blocks_scope, BlockWhy, ScopeBlock, ScopeLedger, ScopeState};
 pub use seconds::{next_change, seconds, Precision};
 pub use trace::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};

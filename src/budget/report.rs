@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::http_date::HttpDate;
 use super::retry_after::HeaderNote;
+use super::scope::BlockWhy;
 use super::words;
 
 /// The one terminal outcome of a read action.
@@ -149,8 +150,8 @@ pub struct StopReport {
     /// The server's requested delay (before the local floor), where it decided the stop.
     pub requested_delay: Option<Duration>,
     /// For a stop at a scope's block: from the decision to the block's end, which the next
-    /// attempt could not wait for within the budget.
-    pub scope_wait: Option<Duration>,
+    /// attempt could not wait for within the budget, and why the scope is blocked.
+    pub scope_wait: Option<(Duration, BlockWhy)>,
     /// Time spent in requests (each attempt from its start to its end, once).
     pub request_time: Duration,
     /// Time actually waited between attempts.

@@ -24,13 +24,25 @@ pub const fn blocks_scope(status: u16) -> bool {
     status == 429
 }
 
+/// Why a scope is blocked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockWhy {
+    /// A `429` with a valid `Retry-After`.
+    TooManyRequests,
+    /// The RateLimit fields said nothing is left of the quota until its reset (pacing, before
+    /// any `429`).
+    QuotaSpent,
+}
+
 /// No attempt on a scope starts before `until` (the driver's monotonic clock).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScopeBlock {
     /// When the block ends.
     pub until: Duration,
-    /// The delay the service asked for, counted from the answer that set the block.
+    /// The delay the service gave, counted from the answer that set the block.
     pub asked: Duration,
+    /// Why.
+    pub why: BlockWhy,
 }
 
 /// What the ledger knows of one scope.
@@ -40,6 +52,8 @@ pub struct ScopeState {
     pub block: Option<ScopeBlock>,
     /// `429`s received on the scope.
     pub refusals: u32,
+    /// What the latest RateLimit fields said is left of the quota.
+    pub remaining: Option<u64>,
 }
 
 /// Every scope's state, keyed by the scope's name (by default the API's origin).
@@ -50,7 +64,8 @@ pub struct ScopeState {
 ///
 /// let s = Duration::from_secs;
 /// let mut ledger = ScopeLedger::new();
-/// let block = ledger.handle_response(s(2), "https://api.example.com", &Response::new(429).retry_after("10"), None, false);
+/// let refused = Response::new(429).retry_after("10");
+/// let block = ledger.handle_response(s(2), "https://api.example.com", &refused, None, false);
 /// assert_eq!(block.map(|b| b.until), Some(s(12)));
 /// assert_eq!(ledger.poll_block(s(5), "https://api.example.com").map(|b| b.until), Some(s(12)));
 /// assert_eq!(ledger.poll_block(s(12), "https://api.example.com"), None);
@@ -70,8 +85,9 @@ impl ScopeLedger {
 
     /// A response arrived at `now` on `scope`. A `429` whose `Retry-After` is valid (and, for a
     /// date, readable with the receipt's clock evidence, as [`ReadAction`](super::ReadAction)
-    /// reads it) blocks the scope until its end. Returns the scope's block when this answer
-    /// made it longer; `None` when nothing changed.
+    /// reads it) blocks the scope until its end; RateLimit fields that say nothing is left
+    /// block it until their reset, whatever the status. Returns the scope's block when this
+    /// answer made it longer; `None` when nothing changed.
     pub fn handle_response(
         &mut self,
         now: Duration,
@@ -80,22 +96,36 @@ impl ScopeLedger {
         local_wall_clock: Option<SystemTime>,
         trust_local_clock: bool,
     ) -> Option<ScopeBlock> {
-        if !blocks_scope(response.status) {
-            return None;
-        }
-        self.entry(scope).refusals += 1;
-        let hint = parse_retry_after(response.retry_after.as_deref()?).ok()?;
         let wall_clock = receipt_clock(
             response.date.as_deref(),
             local_wall_clock,
             trust_local_clock,
         );
-        let asked = WaitReason::from_hint(hint, wall_clock).ok()?.asked();
-        let block = ScopeBlock {
+        let block = |asked: Duration, why| ScopeBlock {
             until: now.saturating_add(asked),
             asked,
+            why,
         };
-        self.handle_block(scope, block).then_some(block)
+        let mut blocks = Vec::new();
+        let (quota, _) = response.rate_limit.read(wall_clock.map(|(at, _)| at));
+        if let Some(quota) = quota {
+            self.entry(scope).remaining = Some(quota.remaining);
+            blocks.extend(quota.spent_for().map(|d| block(d, BlockWhy::QuotaSpent)));
+        }
+        if blocks_scope(response.status) {
+            self.entry(scope).refusals += 1;
+            let hint = response.retry_after.as_deref().map(parse_retry_after);
+            if let Some(Ok(hint)) = hint {
+                if let Ok(reason) = WaitReason::from_hint(hint, wall_clock) {
+                    blocks.push(block(reason.asked(), BlockWhy::TooManyRequests));
+                }
+            }
+        }
+        let mut longer = false;
+        for b in blocks {
+            longer |= self.handle_block(scope, b);
+        }
+        longer.then(|| self.state(scope).block).flatten()
     }
 
     /// A block learned elsewhere (another tab, say): kept if it ends later than the one the

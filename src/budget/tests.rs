@@ -707,7 +707,8 @@ fn a_429_holds_back_every_action_on_the_scope_until_its_end() {
         waits_until(&mut b, 10),
         WaitReason::ScopeBlocked {
             wait: s(9),
-            asked: s(10)
+            asked: s(10),
+            why: BlockWhy::TooManyRequests
         }
     );
     assert_eq!(b.attempts(), 0);
@@ -715,7 +716,8 @@ fn a_429_holds_back_every_action_on_the_scope_until_its_end() {
         waits_until(&mut c, 10),
         WaitReason::ScopeBlocked {
             wait: s(8),
-            asked: s(10)
+            asked: s(10),
+            why: BlockWhy::TooManyRequests
         }
     );
     assert_eq!(
@@ -747,7 +749,10 @@ fn a_block_past_the_budget_stops_a_new_action_before_any_request() {
     let mut b = start_on_scope(&ledger, T0 + s(1), RetryPolicy::new().with_budget(s(10)));
     let r = stopped(&mut b);
     assert_eq!(r.outcome, Outcome::BudgetExhausted);
-    assert_eq!((r.attempts, r.at, r.scope_wait), (0, s(0), Some(s(9))));
+    assert_eq!(
+        (r.attempts, r.at, r.scope_wait),
+        (0, s(0), Some((s(9), BlockWhy::TooManyRequests)))
+    );
     assert_eq!(r.requested_delay, None);
     assert_eq!(
         r.message(),
@@ -787,7 +792,8 @@ fn a_block_learned_while_waiting_lengthens_the_wait_or_stops_it() {
         waits_until(&mut b, 12),
         WaitReason::ScopeBlocked {
             wait: s(10),
-            asked: s(10)
+            asked: s(10),
+            why: BlockWhy::TooManyRequests
         }
     );
     waits_until(&mut a, 12);
@@ -806,13 +812,14 @@ fn a_block_learned_while_waiting_lengthens_the_wait_or_stops_it() {
         ScopeBlock {
             until: T0 + s(9),
             asked: s(7),
+            why: BlockWhy::TooManyRequests,
         },
     );
     let r = stopped(&mut c);
     assert_eq!(r.outcome, Outcome::BudgetExhausted);
     assert_eq!(
         (r.at, r.waited_time, r.scope_wait),
-        (s(2), s(1), Some(s(7)))
+        (s(2), s(1), Some((s(7), BlockWhy::TooManyRequests)))
     );
     assert_eq!(
         r.message()[2].rsplit(". ").next(),
@@ -852,6 +859,7 @@ fn a_block_never_shortens_a_wait_nor_reopens_a_budget() {
         ScopeBlock {
             until: T0 + s(3),
             asked: s(1),
+            why: BlockWhy::TooManyRequests,
         },
     );
     assert_eq!(a.poll_action(), None);
@@ -866,6 +874,7 @@ fn a_block_never_shortens_a_wait_nor_reopens_a_budget() {
         ScopeBlock {
             until: T0 + s(4),
             asked: s(2),
+            why: BlockWhy::TooManyRequests,
         },
     );
     b.handle_timeout(T0 + s(4));
@@ -993,6 +1002,7 @@ fn reads_held_back_together_are_released_apart() {
     let block = ScopeBlock {
         until: T0 + s(10),
         asked: s(10),
+        why: BlockWhy::TooManyRequests,
     };
     let mut releases = Vec::new();
     for seed in [11, 12, 13] {
@@ -1004,7 +1014,8 @@ fn reads_held_back_together_are_released_apart() {
             reason,
             WaitReason::ScopeBlocked {
                 wait: s(10),
-                asked: s(10)
+                asked: s(10),
+                why: BlockWhy::TooManyRequests
             }
         );
         // Never before the block's end; at most 20 % of the 10 s later.
@@ -1014,4 +1025,84 @@ fn reads_held_back_together_are_released_apart() {
     releases.sort_unstable();
     releases.dedup();
     assert_eq!(releases.len(), 3, "three seeds, three release times");
+}
+
+// RateLimit fields: pacing before a 429.
+
+#[test]
+fn a_spent_quota_holds_the_scope_until_its_reset_before_any_429() {
+    let mut ledger = ScopeLedger::new();
+    let mut a = start();
+    let spent = Response::new(200).rate_limit("RateLimit", "\"window\";r=0;t=3");
+    answer(&mut ledger, &mut [&mut a], 0, T0 + s(1), &spent);
+    assert_eq!(stopped(&mut a).outcome, Outcome::Succeeded);
+    assert_eq!(ledger.state(API).remaining, Some(0));
+    assert_eq!(ledger.state(API).refusals, 0);
+    let received = a.trace()[2].event.to_string();
+    assert_eq!(
+        received,
+        "attempt 1 answered 200; 0 left, reset in 3 s (RateLimit)"
+    );
+
+    // The next read waits for the reset instead of meeting a 429.
+    let mut b = start_on_scope(&ledger, T0 + s(1), RetryPolicy::new());
+    let why = waits_until(&mut b, 4);
+    assert_eq!(
+        why,
+        WaitReason::ScopeBlocked {
+            wait: s(3),
+            asked: s(3),
+            why: BlockWhy::QuotaSpent
+        }
+    );
+    assert_eq!(
+        words::wait_reason(&why),
+        "This API's quota is used up; the service said it resets in 3 s."
+    );
+    b.handle_timeout(T0 + s(4));
+    starts(&mut b, 1, 4);
+
+    // One that cannot outlast the reset stops at once, and says why.
+    let mut c = start_on_scope(&ledger, T0 + s(2), RetryPolicy::new().with_budget(s(5)));
+    let r = stopped(&mut c);
+    assert_eq!(r.scope_wait, Some((s(2), BlockWhy::QuotaSpent)));
+    assert_eq!(
+        r.message()[2],
+        "This API's quota is used up, and it resets in 2 seconds, past this read's budget. \
+         No request was sent."
+    );
+}
+
+#[test]
+fn rate_limit_fields_never_erase_a_429() {
+    let mut ledger = ScopeLedger::new();
+    let at = |n| T0 + s(n);
+    let refused = Response::new(429).retry_after("10");
+    assert!(ledger
+        .handle_response(at(1), API, &refused, None, false)
+        .is_some());
+    for fields in ["\"w\";r=5;t=1", "\"w\";r=0;t=2"] {
+        let ok = Response::new(200).rate_limit("ratelimit", fields);
+        assert_eq!(ledger.handle_response(at(2), API, &ok, None, false), None);
+    }
+    assert_eq!(
+        ledger.poll_block(at(9), API).map(|b| b.why),
+        Some(BlockWhy::TooManyRequests)
+    );
+    // A 429 whose fields name a later reset than its Retry-After: the later one holds.
+    let both = Response::new(429)
+        .retry_after("2")
+        .rate_limit("RateLimit-Remaining", "0")
+        .rate_limit("RateLimit-Reset", "30");
+    let block = ledger
+        .handle_response(at(3), API, &both, None, false)
+        .unwrap();
+    assert_eq!((block.until, block.why), (at(33), BlockWhy::QuotaSpent));
+    // Fields that say something is left block nothing, and invalid ones are ignored.
+    let mut fresh = ScopeLedger::new();
+    for fields in ["\"w\";r=1;t=30", "\"w\";r=zero;t=30", "nonsense;;"] {
+        let ok = Response::new(200).rate_limit("RateLimit", fields);
+        assert_eq!(fresh.handle_response(at(1), API, &ok, None, false), None);
+    }
+    assert_eq!(fresh.state(API).remaining, Some(1));
 }

@@ -5,8 +5,10 @@ use std::fmt;
 use std::time::{Duration, SystemTime};
 
 use super::http_date::HttpDate;
+use super::rate_limit::{IgnoredField, Quota, QuotaForm};
 use super::report::StopReport;
 use super::retry_after::{HeaderNote, RetryAfter};
+use super::scope::BlockWhy;
 use super::seconds::{seconds, Precision};
 
 /// A trace time: to the millisecond (a real clock's 2.0123 s reads `2.012`).
@@ -54,6 +56,10 @@ pub enum Event {
         wall_clock: Option<(SystemTime, ClockSource)>,
         /// What was wrong with `Retry-After` (retryable statuses only).
         note: Option<HeaderNote>,
+        /// What the RateLimit fields said of the quota, if any did.
+        quota: Option<Quota>,
+        /// RateLimit fields present but not used, and why.
+        ignored: Vec<IgnoredField>,
     },
     /// An attempt ended without a response.
     AttemptFailed {
@@ -115,8 +121,10 @@ pub enum WaitReason {
     ScopeBlocked {
         /// From this decision to the block's end.
         wait: Duration,
-        /// The delay the service asked for, from the answer that set the block.
+        /// The delay the service gave, from the answer that set the block.
         asked: Duration,
+        /// Why the scope is blocked.
+        why: BlockWhy,
     },
 }
 
@@ -209,13 +217,31 @@ impl fmt::Display for WaitReason {
             WaitReason::Fallback { wait, note } => {
                 write!(f, "no usable hint ({note}), fallback {} s", t(*wait))
             }
-            WaitReason::ScopeBlocked { wait, asked } => write!(
+            WaitReason::ScopeBlocked { wait, asked, why } => write!(
                 f,
-                "scope blocked by a 429 asking {} s; {} s to its end",
+                "scope blocked by {} for {} s; {} s to its end",
+                match why {
+                    BlockWhy::TooManyRequests => "a 429's Retry-After",
+                    BlockWhy::QuotaSpent => "a spent quota's reset",
+                },
                 t(*asked),
                 t(*wait)
             ),
         }
+    }
+}
+
+impl fmt::Display for Quota {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} left", self.remaining)?;
+        if let Some(reset) = self.reset {
+            write!(f, ", reset in {} s", t(reset))?;
+        }
+        f.write_str(match self.form {
+            QuotaForm::Structured => " (RateLimit)",
+            QuotaForm::Separate => " (RateLimit-Remaining/-Reset)",
+            QuotaForm::Legacy => " (X-RateLimit-Remaining/-Reset)",
+        })
     }
 }
 
@@ -249,6 +275,8 @@ impl fmt::Display for Event {
                 date,
                 wall_clock,
                 note,
+                quota,
+                ignored,
             } => {
                 write!(f, "attempt {attempt} answered {status}")?;
                 if let Some(v) = retry_after {
@@ -262,6 +290,12 @@ impl fmt::Display for Event {
                 }
                 if let Some(n) = note {
                     write!(f, "; {n}")?;
+                }
+                if let Some(q) = quota {
+                    write!(f, "; {q}")?;
+                }
+                for i in ignored {
+                    write!(f, "; {i}")?;
                 }
                 Ok(())
             }

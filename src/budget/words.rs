@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::policy::PolicyError;
 use super::report::{BodyProblem, Outcome, StopReport, StoppedWhile};
+use super::scope::BlockWhy;
 use super::seconds::{seconds, Precision};
 use super::trace::WaitReason;
 
@@ -69,10 +70,16 @@ pub fn wait_reason(reason: &WaitReason) -> String {
             "The service gave no usable hint; waiting the {} s fallback.",
             s(*wait)
         ),
-        WaitReason::ScopeBlocked { asked, .. } => format!(
-            "The service asked every request to this API to wait {} s.",
-            s(*asked)
-        ),
+        WaitReason::ScopeBlocked { asked, why, .. } => match why {
+            BlockWhy::TooManyRequests => format!(
+                "The service asked every request to this API to wait {} s.",
+                s(*asked)
+            ),
+            BlockWhy::QuotaSpent => format!(
+                "This API's quota is used up; the service said it resets in {} s.",
+                s(*asked)
+            ),
+        },
     }
 }
 
@@ -258,9 +265,14 @@ pub fn stop_message(r: &StopReport) -> Vec<String> {
         Outcome::Succeeded => None,
         Outcome::BudgetExhausted => {
             Some(match (r.scope_wait, r.requested_delay, r.stopped_while) {
-                (Some(wait), ..) => format!(
-                    "The service asked every request to this API to wait, and that wait ends in \
-                 {}, past this read's budget. {no_retry}",
+                (Some((wait, BlockWhy::TooManyRequests)), ..) => format!(
+                    "The service asked every request to this API to wait, and that wait ends \
+                     in {}, past this read's budget. {no_retry}",
+                    seconds_words(wait)
+                ),
+                (Some((wait, BlockWhy::QuotaSpent)), ..) => format!(
+                    "This API's quota is used up, and it resets in {}, past this read's \
+                     budget. {no_retry}",
                     seconds_words(wait)
                 ),
                 (None, Some(delay), _) => {

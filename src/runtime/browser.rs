@@ -17,8 +17,8 @@ use super::{ReadState, View};
 use crate::body::{BodyReader, ReadFn};
 use crate::budget::words;
 use crate::budget::{
-    is_success, next_change, BodyProblem, Outcome, Phase, ReadAction, Response, RetryPolicy,
-    ScopeBlock, Step,
+    is_success, next_change, BodyProblem, Outcome, Phase, RateLimitFields, ReadAction, Response,
+    RetryPolicy, ScopeBlock, Step,
 };
 
 /// The longest delay `setTimeout` holds (2^31 - 1 ms, about 24.8 days); a longer one fires at
@@ -331,12 +331,18 @@ where
             // Where the answer came from, after any redirect, decides whether CORS may hide
             // its headers.
             let from = resp.url();
-            let response = Response {
+            let mut response = Response {
                 status: resp.status(),
                 retry_after: header("retry-after"),
                 date: header("date"),
                 cross_origin: is_cross_origin(if from.is_empty() { &shared.url } else { &from }),
+                rate_limit: RateLimitFields::none(),
             };
+            for name in RateLimitFields::NAMES {
+                if let Some(value) = header(name) {
+                    response.rate_limit.set(name, value);
+                }
+            }
             let body = if is_success(response.status) {
                 let limit = shared.policy.max_body_bytes();
                 read_body(&resp, limit, shared.read, &controller)
