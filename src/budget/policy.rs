@@ -112,6 +112,7 @@ pub struct RetryPolicy {
     max_body_bytes: u64,
     scope: Option<Cow<'static, str>>,
     jitter_percent: u32,
+    coalesce: bool,
 }
 
 impl RetryPolicy {
@@ -128,6 +129,7 @@ impl RetryPolicy {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             scope: None,
             jitter_percent: 0,
+            coalesce: true,
         }
     }
 
@@ -194,6 +196,15 @@ impl RetryPolicy {
         self
     }
 
+    /// Whether screens that read the same URL on the same scope, under the same policy, while
+    /// one read of it is loading or waiting, share that read: one request on the wire, every
+    /// screen showing the same state (default `true`). Turn it off for a read whose freshness
+    /// matters, so each screen sends its own.
+    pub const fn with_coalescing(mut self, coalesce: bool) -> Self {
+        self.coalesce = coalesce;
+        self
+    }
+
     /// The name of the rate limit this read shares with others (see
     /// [`ScopeLedger`](super::ScopeLedger)), e.g. an account: `"account:ops"`. Default: the
     /// API's origin, so every read of one API on the page shares one limit. Not `const`: the
@@ -236,6 +247,11 @@ impl RetryPolicy {
     /// The largest 2xx body read, in bytes.
     pub const fn max_body_bytes(&self) -> u64 {
         self.max_body_bytes
+    }
+
+    /// Whether identical reads share one action.
+    pub const fn coalesce(&self) -> bool {
+        self.coalesce
     }
 
     /// The jitter, in percent of a wait the client chooses (0: off).
@@ -472,6 +488,8 @@ mod tests {
         }
         assert_eq!(p.scope(), None);
         assert_eq!(p.jitter_percent(), 0);
+        assert!(p.coalesce());
+        assert!(!p.clone().with_coalescing(false).coalesce());
         assert!(p.clone().with_jitter(100).validate().is_ok());
         assert_eq!(
             p.clone()

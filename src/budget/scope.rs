@@ -106,12 +106,8 @@ impl ScopeLedger {
             asked,
             why,
         };
+        // A 429's own block first: where the fields name the same end, the 429 is the reason.
         let mut blocks = Vec::new();
-        let (quota, _) = response.rate_limit.read(wall_clock.map(|(at, _)| at));
-        if let Some(quota) = quota {
-            self.entry(scope).remaining = Some(quota.remaining);
-            blocks.extend(quota.spent_for().map(|d| block(d, BlockWhy::QuotaSpent)));
-        }
         if blocks_scope(response.status) {
             self.entry(scope).refusals += 1;
             let hint = response.retry_after.as_deref().map(parse_retry_after);
@@ -120,6 +116,11 @@ impl ScopeLedger {
                     blocks.push(block(reason.asked(), BlockWhy::TooManyRequests));
                 }
             }
+        }
+        let (quota, _) = response.rate_limit.read(wall_clock.map(|(at, _)| at));
+        if let Some(quota) = quota {
+            self.entry(scope).remaining = Some(quota.remaining);
+            blocks.extend(quota.spent_for().map(|d| block(d, BlockWhy::QuotaSpent)));
         }
         let mut longer = false;
         for b in blocks {

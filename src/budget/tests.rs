@@ -1106,3 +1106,16 @@ fn rate_limit_fields_never_erase_a_429() {
     }
     assert_eq!(fresh.state(API).remaining, Some(1));
 }
+
+#[test]
+fn a_429_whose_fields_name_the_same_reset_is_blocked_as_a_429() {
+    let mut ledger = ScopeLedger::new();
+    let both = Response::new(429)
+        .retry_after("10")
+        .rate_limit("RateLimit", "\"window\";r=0;t=10");
+    let block = ledger.handle_response(T0, API, &both, None, false).unwrap();
+    assert_eq!(
+        (block.until, block.why),
+        (T0 + s(10), BlockWhy::TooManyRequests)
+    );
+}

@@ -1,6 +1,7 @@
 //! The browser driver: the core's steps carried out with `fetch`, `AbortController`,
 //! `performance.now()` and `setTimeout`.
 
+use std::any::TypeId;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -16,6 +17,7 @@ use super::scopes::{self, Member};
 use super::{ReadState, View};
 use crate::body::{BodyReader, ReadFn};
 use crate::budget::words;
+use crate::budget::TraceEvent;
 use crate::budget::{
     is_success, next_change, BodyProblem, Outcome, Phase, RateLimitFields, ReadAction, Response,
     RetryPolicy, ScopeBlock, Step,
@@ -69,30 +71,56 @@ impl<T> Driver<T>
 where
     T: Clone + Send + Sync + 'static,
 {
-    /// Sets the read up in the current component: its first action starts in an effect (after
-    /// mount or hydration), and the current action is left when the component is cleaned up.
+    /// Sets the read up in the current component. A read of the same URL, scope, policy and
+    /// data that is still loading or waiting on the page is joined rather than repeated
+    /// (unless the policy turns coalescing off): one action, one request on the wire, every
+    /// screen showing the same state. Otherwise a new read starts in an effect (after mount or
+    /// hydration). When the component is cleaned up its screen leaves the read, and the last
+    /// screen to leave stops the action.
     pub(super) fn attach(url: String, policy: RetryPolicy, read: ReadFn<T>, view: View<T>) -> Self {
-        let scope = match policy.scope() {
+        let scope: Rc<str> = match policy.scope() {
             Some(name) => name.into(),
             None => origin(&url).into(),
         };
-        let shared = Rc::new(Shared {
-            url,
-            scope,
-            policy,
-            read,
-            owned: Cell::new(0),
-            run: RefCell::new(None),
-            view,
+        let key = ReadKey {
+            scope: scope.clone(),
+            url: url.clone(),
+            policy: policy.clone(),
+            data: TypeId::of::<T>(),
+            read: read as usize,
+        };
+        let coalesce = policy.coalesce();
+        let joined = coalesce.then(|| reads::find::<T>(&key)).flatten();
+        let shared = joined.unwrap_or_else(|| {
+            let shared = Rc::new(Shared {
+                url,
+                scope,
+                policy,
+                read,
+                owned: Cell::new(0),
+                run: RefCell::new(None),
+                views: RefCell::new(Vec::new()),
+                shown: RefCell::new(None),
+            });
+            if coalesce {
+                reads::add(key, &shared);
+            }
+            shared
         });
+        let id = shared.join(view);
+        // Every screen's effect asks; the first to run starts the read.
         let first = SendWrapper::new(shared.clone());
         Effect::new(move |started: Option<()>| {
-            if started.is_none() {
+            if started.is_none() && first.owned.get() == 0 {
                 untrack(|| start(&first));
             }
         });
         let on_leave = SendWrapper::new(shared.clone());
-        on_cleanup(move || leave(&on_leave));
+        on_cleanup(move || {
+            if on_leave.part(id) {
+                leave(&on_leave);
+            }
+        });
         Driver {
             shared: StoredValue::new_local(shared),
         }
@@ -112,6 +140,50 @@ where
     }
 }
 
+/// What makes two reads the same read: they may share one action.
+#[derive(PartialEq)]
+struct ReadKey {
+    scope: Rc<str>,
+    url: String,
+    policy: RetryPolicy,
+    data: TypeId,
+    /// The body reader, by address: two readers of one type that differ are not shared.
+    read: usize,
+}
+
+/// The page's reads that screens may join, by key.
+mod reads {
+    use std::any::Any;
+    use std::cell::RefCell;
+    use std::rc::{Rc, Weak};
+
+    use super::{ReadKey, Shared};
+
+    thread_local! {
+        static READS: RefCell<Vec<(ReadKey, Weak<dyn Any>)>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// A read with this key that is still loading or waiting (or about to start).
+    pub(super) fn find<T: 'static>(key: &ReadKey) -> Option<Rc<Shared<T>>> {
+        READS.with_borrow(|reads| {
+            reads
+                .iter()
+                .filter(|(k, _)| k == key)
+                .filter_map(|(_, w)| w.upgrade()?.downcast::<Shared<T>>().ok())
+                .find(|shared| shared.joinable())
+        })
+    }
+
+    /// Makes `shared` joinable under `key`; forgets reads that are gone.
+    pub(super) fn add<T: 'static>(key: ReadKey, shared: &Rc<Shared<T>>) {
+        let any: Rc<dyn Any> = shared.clone();
+        READS.with_borrow_mut(|reads| {
+            reads.retain(|(_, w)| w.strong_count() > 0);
+            reads.push((key, Rc::downgrade(&any)));
+        });
+    }
+}
+
 struct Shared<T: 'static> {
     url: String,
     /// The rate limit this read shares: the policy's scope, or the URL's origin.
@@ -119,11 +191,81 @@ struct Shared<T: 'static> {
     policy: RetryPolicy,
     /// How a 2xx body becomes the data.
     read: ReadFn<T>,
-    /// The generation the screen owns (1 for the first action, +1 per new action). Kept outside
-    /// the reactive system: the runtime must still read it after the component is gone.
+    /// The generation the screens own (1 for the first action, +1 per new action; 0 before the
+    /// first). Kept outside the reactive system: the runtime must still read it after the
+    /// components are gone.
     owned: Cell<u64>,
     run: RefCell<Option<Rc<RefCell<Run<T>>>>>,
-    view: View<T>,
+    /// Every screen showing this read, by id: more than one when screens share it.
+    views: RefCell<Vec<(u64, View<T>)>>,
+    /// What the screens show now, for one that joins.
+    shown: RefCell<Option<ReadState<T>>>,
+}
+
+thread_local! {
+    static NEXT_VIEW: Cell<u64> = const { Cell::new(0) };
+}
+
+impl<T: 'static> Shared<T> {
+    /// Whether a screen may join: some screen shows it, and it has not stopped.
+    fn joinable(&self) -> bool {
+        if self.views.borrow().is_empty() {
+            return false;
+        }
+        match &*self.run.borrow() {
+            None => self.owned.get() == 0,
+            Some(run) => run
+                .try_borrow()
+                .map_or(true, |run| *run.action.phase() != Phase::Stopped),
+        }
+    }
+}
+
+impl<T: Clone + Send + Sync + 'static> Shared<T> {
+    /// A screen joins: it shows what the others show from now on. Returns its id.
+    fn join(&self, view: View<T>) -> u64 {
+        let id = NEXT_VIEW.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        });
+        if let Some(state) = self.shown.borrow().clone() {
+            view.state.try_set(state);
+            view.clock.try_set(now());
+            if let Some(run) = &*self.run.borrow() {
+                if let Ok(run) = run.try_borrow() {
+                    view.trace.try_set(run.action.trace().to_vec());
+                }
+            }
+        }
+        self.views.borrow_mut().push((id, view));
+        id
+    }
+
+    /// Screen `id` leaves. Returns whether it was the last.
+    fn part(&self, id: u64) -> bool {
+        let mut views = self.views.borrow_mut();
+        views.retain(|(v, _)| *v != id);
+        views.is_empty()
+    }
+
+    fn show(&self, state: ReadState<T>) {
+        for (_, view) in self.views.borrow().iter() {
+            view.state.try_set(state.clone());
+        }
+        self.shown.replace(Some(state));
+    }
+
+    fn show_trace(&self, trace: &[TraceEvent]) {
+        for (_, view) in self.views.borrow().iter() {
+            view.trace.try_set(trace.to_vec());
+        }
+    }
+
+    fn show_clock(&self, at: Duration) {
+        for (_, view) in self.views.borrow().iter() {
+            view.clock.try_set(at);
+        }
+    }
 }
 
 /// One action and the browser resources it holds.
@@ -153,7 +295,7 @@ where
     let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
     match ReadAction::start_under(at, shared.policy.clone(), block, seed) {
         Err(e) => {
-            shared.view.state.try_set(ReadState::Refused(e));
+            shared.show(ReadState::Refused(e));
             shared.run.replace(None);
         }
         Ok(action) => {
@@ -223,7 +365,6 @@ where
     let mut run = run_rc.borrow_mut();
     let owned = shared.owned.get() == run.generation;
     let of = run.action.policy().max_attempts();
-    let view = &shared.view;
     while let Some(step) = run.action.poll_action() {
         match step {
             Step::StartAttempt { number, .. } => {
@@ -242,7 +383,7 @@ where
                 }
                 run.ticker = None;
                 if owned {
-                    view.state.try_set(ReadState::Loading {
+                    shared.show(ReadState::Loading {
                         attempt: number,
                         of,
                     });
@@ -251,14 +392,15 @@ where
             Step::Wait { until, reason } => {
                 if owned {
                     let next = run.action.attempts() + 1;
-                    view.clock.try_set(now());
-                    view.state.try_set(ReadState::Waiting {
+                    shared.show_clock(now());
+                    shared.show(ReadState::Waiting {
                         next,
                         of,
                         until,
                         reason,
                     });
-                    run.ticker = countdown_tick(Rc::downgrade(run_rc), view.clock, until);
+                    run.ticker =
+                        countdown_tick(Rc::downgrade(shared), Rc::downgrade(run_rc), until);
                 }
             }
             Step::Stop(report) => {
@@ -268,7 +410,7 @@ where
                 run.ticker = None;
                 let data = run.data.take();
                 if owned {
-                    view.state.try_set(match (report.outcome, data) {
+                    shared.show(match (report.outcome, data) {
                         (Outcome::Succeeded, Some(data)) => ReadState::Loaded { data, report },
                         _ => ReadState::Stopped(report),
                     });
@@ -277,7 +419,7 @@ where
         }
     }
     if owned {
-        view.trace.try_set(run.action.trace().to_vec());
+        shared.show_trace(run.action.trace());
     }
     run.timer = run.action.poll_timeout().map(|deadline| {
         let ms = timer_ms(deadline.saturating_sub(now()));
@@ -290,18 +432,21 @@ where
 }
 
 /// Arms the countdown's next refresh: when the whole seconds shown before `until` next change
-/// (the `clock` signal is written then, and only then). `None` once it shows its last second.
-fn countdown_tick<T: 'static>(
+/// (every screen's `clock` signal is written then, and only then). `None` once it shows its
+/// last second.
+fn countdown_tick<T: Clone + Send + Sync + 'static>(
+    shared: Weak<Shared<T>>,
     run: Weak<RefCell<Run<T>>>,
-    clock: RwSignal<Duration>,
     until: Duration,
 ) -> Option<Timeout> {
     let step = next_change(until.saturating_sub(now()))?;
     Some(Timeout::new(timer_ms(step), move || {
-        clock.try_set(now());
-        if let Some(run) = run.upgrade() {
-            let next = countdown_tick(Rc::downgrade(&run), clock, until);
-            run.borrow_mut().ticker = next;
+        if let Some(shared) = shared.upgrade() {
+            shared.show_clock(now());
+        }
+        if let Some(run_rc) = run.upgrade() {
+            let next = countdown_tick(shared.clone(), Rc::downgrade(&run_rc), until);
+            run_rc.borrow_mut().ticker = next;
         }
     }))
 }
@@ -469,6 +614,21 @@ mod tests {
         // A 30-day wait: the first chunk is the longest setTimeout holds, not an instant wake.
         assert_eq!(timer_ms(Duration::from_secs(30 * 86_400)), 2_147_483_647);
         assert_eq!(timer_ms(Duration::from_secs(u64::MAX)), 2_147_483_647);
+    }
+
+    #[test]
+    fn the_default_scope_is_the_apis_origin() {
+        let page = web_sys::window().unwrap().location().origin().unwrap();
+        assert_eq!(origin("/api/palettes?collection=coast"), page);
+        assert_eq!(
+            origin("http://127.0.0.1:3031/limits/1/palettes?collection=dune"),
+            "http://127.0.0.1:3031"
+        );
+        assert_eq!(
+            origin("http://[::1"),
+            "http://[::1",
+            "a URL that does not parse is its own"
+        );
     }
 
     #[test]

@@ -9,6 +9,18 @@
 //!   as `attempt_timed_out` and the fetch is aborted on the wire; at a wait's end the core
 //!   rechecks the gate against the time now.
 //! - Nothing else retries: gloo-net and `fetch` do not, and this is the one retry owner.
+//! - One scope ledger per page ([`ScopeLedger`](crate::budget::ScopeLedger)): every read is on a
+//!   scope (the policy's [`with_scope`](crate::RetryPolicy::with_scope) name, else the URL's
+//!   origin). An answer reaches the ledger before its own action decides; a `429`'s
+//!   `Retry-After`, or RateLimit fields that say nothing is left, block the scope, and every
+//!   read on it, running or about to start, waits for the block's end or stops at once if
+//!   it cannot. Leaving a screen never clears the ledger. `scope_state` (in the browser)
+//!   shows what it knows of a scope.
+//! - Identical reads share one action: a screen that mounts while a read of the same URL,
+//!   scope, policy and data is loading or waiting joins it, and sees what the others see;
+//!   the action stops when the last of its screens leaves, and Try again from any of them
+//!   reads again for all. [`with_coalescing(false)`](crate::RetryPolicy::with_coalescing)
+//!   turns this off.
 //! - Each action has a generation. Only the generation the screen owns updates the view; an
 //!   answer for any other goes to its own action, which records it as dropped.
 //! - The action starts in an effect, so once the component is mounted (`csr`) or hydrated
