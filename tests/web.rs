@@ -1056,3 +1056,82 @@ async fn try_again_from_one_screen_reads_again_for_all_and_coalescing_can_be_off
     }
     assert_eq!(limit_saw(&base).await.len(), 7);
 }
+
+#[wasm_bindgen_test]
+async fn blocks_cross_to_other_tabs_and_back() {
+    use wasm_bindgen::closure::Closure;
+    // Another tab of this origin, as far as the page can tell: a second channel of that name.
+    let tab = web_sys::BroadcastChannel::new(palette_list::runtime::CHANNEL).unwrap();
+    let heard = Rc::new(RefCell::new(Vec::<String>::new()));
+    let sink = heard.clone();
+    let on_message =
+        Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+            sink.borrow_mut().extend(e.data().as_string());
+        });
+    tab.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+
+    // A 429 here reaches the other tab: its scope, and its end on the wall clock.
+    let base = post_limit("quota=1&window_s=3&spent=1").await;
+    let origin_us = web_sys::window()
+        .unwrap()
+        .performance()
+        .unwrap()
+        .time_origin()
+        * 1000.0;
+    let (_root, _screen) = embed(&base, "coast", RetryPolicy::new());
+    let message = wait_for(Duration::from_secs(2), "the message", || {
+        heard.borrow().first().cloned()
+    })
+    .await;
+    let fields: Vec<&str> = message.splitn(5, '\t').collect();
+    assert_eq!(
+        (fields[0], fields[2], fields[3], fields[4]),
+        ("1", "3000000", "429", base.as_str())
+    );
+    let until_us: f64 = fields[1].parse().unwrap();
+    let expected = origin_us + (now() + Duration::from_secs(3)).as_micros() as f64;
+    assert!(
+        (until_us - expected).abs() < 500_000.0,
+        "{until_us} vs {expected}"
+    );
+
+    // A block another tab learned holds back a read here that has not sent anything yet.
+    let other = post_limit("quota=5&window_s=60").await;
+    let until = origin_us + (now() + Duration::from_secs(2)).as_micros() as f64;
+    tab.post_message(&format!("1\t{until:.0}\t2000000\t429\t{other}").into())
+        .unwrap();
+    sleep(Duration::from_millis(50)).await; // the message is delivered as a task
+    let (root, _held) = embed(&other, "harbour", RetryPolicy::new());
+    let why = wait_for(Duration::from_secs(1), "a scope wait", || {
+        text(&root, "wait-reason")
+    })
+    .await;
+    assert_eq!(
+        why,
+        "The service asked every request to this API to wait 2 s."
+    );
+    wait_for(Duration::from_secs(4), "the palettes", || {
+        text(&root, "palettes")
+    })
+    .await;
+    let saw = limit_saw(&other).await;
+    assert_eq!(saw.len(), 1);
+    assert!(
+        saw[0].0 >= Duration::from_millis(1_800),
+        "sent before the block ended: {saw:?}"
+    );
+    // A shorter block from another tab never shortens a longer one; other messages change
+    // nothing.
+    let scope = format!("{other}#order");
+    for (secs, kind) in [(5, "quota"), (1, "429")] {
+        let until = origin_us + (now() + Duration::from_secs(secs)).as_micros() as f64;
+        let message = format!("1\t{until:.0}\t{secs}000000\t{kind}\t{scope}");
+        tab.post_message(&message.into()).unwrap();
+    }
+    tab.post_message(&"hello".into()).unwrap();
+    sleep(Duration::from_millis(50)).await;
+    let block = palette_list::runtime::scope_state(&scope).block.unwrap();
+    assert_eq!(block.why, palette_list::budget::BlockWhy::QuotaSpent);
+    assert!(block.until > now() + Duration::from_secs(4));
+    tab.close();
+}

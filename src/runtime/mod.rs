@@ -46,7 +46,7 @@ pub use browser::now;
 #[cfg(target_arch = "wasm32")]
 use browser::Driver;
 #[cfg(target_arch = "wasm32")]
-pub use scopes::scope_state;
+pub use scopes::{scope_state, CHANNEL};
 
 #[cfg(not(target_arch = "wasm32"))]
 use server::Driver;

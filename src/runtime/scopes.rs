@@ -1,12 +1,25 @@
 //! The page's one scope ledger: every budgeted read on the page reads it before it starts and
-//! tells it of every `429`, and every running read on the same scope hears of a longer block
+//! tells it of every answer, and every running read on the same scope hears of a longer block
 //! at once. Leaving a screen never clears it.
+//!
+//! Other tabs of the same origin hear of every block through a `BroadcastChannel`
+//! ([`CHANNEL`]). A block's end crosses as wall-clock time, `performance.timeOrigin +
+//! performance.now()` in microseconds, and is read back onto the receiving page's own
+//! monotonic clock; as with any block, one that ends sooner than what a scope has changes
+//! nothing. A message that is not one this crate sends is ignored.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, SystemTime};
 
-use crate::budget::{Response, ScopeBlock, ScopeLedger, ScopeState};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{BroadcastChannel, MessageEvent};
+
+use crate::budget::{BlockWhy, Response, ScopeBlock, ScopeLedger, ScopeState};
+
+/// The name of the channel tabs share blocks on.
+pub const CHANNEL: &str = "palette-list:scope-ledger:1";
 
 /// A read on a scope, as the page's ledger sees it.
 pub(super) trait Member {
@@ -29,6 +42,9 @@ thread_local! {
             members: Vec::new(),
         })
     };
+    /// The channel to other tabs, opened with the first read (`None` where the browser has
+    /// none: the page then keeps its blocks to itself).
+    static TABS: Option<BroadcastChannel> = open_channel();
 }
 
 /// The block an attempt starting at `now` on `scope` must wait for.
@@ -43,15 +59,17 @@ pub fn scope_state(scope: &str) -> ScopeState {
 
 /// A read on `scope` is running: it hears of every longer block while it runs.
 pub(super) fn join(scope: Rc<str>, member: Rc<dyn Member>) {
+    TABS.with(|_| {}); // from now on, this page hears the other tabs
     PAGE.with_borrow_mut(|page| {
         page.members.retain(|(_, m)| m.running());
         page.members.push((scope, member));
     });
 }
 
-/// A response arrived at `now` on `scope`: the ledger first, so a `429`'s block is known to
-/// every read on the scope before the answering one plans its own wait. Must be called with
-/// no read's state borrowed: the reads that hear of the block act on it at once.
+/// A response arrived at `now` on `scope`: the ledger first, so a block it sets is known to
+/// every read on the scope (and to the other tabs) before the answering one plans its own
+/// wait. Must be called with no read's state borrowed: the reads that hear of the block act
+/// on it at once.
 pub(super) fn answered(
     now: Duration,
     scope: &str,
@@ -59,26 +77,134 @@ pub(super) fn answered(
     local_wall_clock: Option<SystemTime>,
     trust_local_clock: bool,
 ) {
-    let heard = PAGE.with_borrow_mut(|page| {
-        let block = page.ledger.handle_response(
-            now,
-            scope,
-            response,
-            local_wall_clock,
-            trust_local_clock,
-        )?;
-        let on_scope: Vec<Rc<dyn Member>> = page
-            .members
+    let block = PAGE.with_borrow_mut(|page| {
+        page.ledger
+            .handle_response(now, scope, response, local_wall_clock, trust_local_clock)
+    });
+    if let Some(block) = block {
+        tell(scope, block);
+        TABS.with(|tabs| {
+            if let Some(tabs) = tabs {
+                let _ = tabs.post_message(&encode(scope, block).into());
+            }
+        });
+    }
+}
+
+/// Every running read on `scope` hears of its longer block. Outside the page's borrow: a read
+/// that hears may stop, and write to its view.
+fn tell(scope: &str, block: ScopeBlock) {
+    let on_scope: Vec<Rc<dyn Member>> = PAGE.with_borrow(|page| {
+        page.members
             .iter()
             .filter(|(s, m)| &**s == scope && m.running())
             .map(|(_, m)| m.clone())
-            .collect();
-        Some((block, on_scope))
+            .collect()
     });
-    // Outside the page's borrow: a read that hears may stop, and write to its view.
-    if let Some((block, on_scope)) = heard {
-        for member in on_scope {
-            member.hear(block);
+    for member in on_scope {
+        member.hear(block);
+    }
+}
+
+fn open_channel() -> Option<BroadcastChannel> {
+    let channel = BroadcastChannel::new(CHANNEL).ok()?;
+    let on_message = Closure::<dyn Fn(MessageEvent)>::new(|event: MessageEvent| {
+        let Some((scope, block)) = event.data().as_string().and_then(|m| decode(&m)) else {
+            return;
+        };
+        let kept = PAGE.with_borrow_mut(|page| page.ledger.handle_block(&scope, block));
+        if kept {
+            tell(&scope, block);
+        }
+    });
+    channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The channel lives as long as the page, and so does its listener.
+    on_message.forget();
+    Some(channel)
+}
+
+/// `performance.timeOrigin` in whole microseconds since the Unix epoch.
+fn time_origin_us() -> Option<u64> {
+    let origin = web_sys::window()?.performance()?.time_origin();
+    (origin.is_finite() && origin > 0.0).then_some((origin * 1000.0) as u64)
+}
+
+fn micros(d: Duration) -> u64 {
+    d.as_secs()
+        .saturating_mul(1_000_000)
+        .saturating_add(u64::from(d.subsec_micros()))
+}
+
+/// A block as other tabs read it: `1`, its end and the delay asked in microseconds (the end
+/// on the wall clock), why, and the scope, tab-separated.
+fn encode(scope: &str, block: ScopeBlock) -> String {
+    let until = time_origin_us()
+        .unwrap_or(0)
+        .saturating_add(micros(block.until));
+    let why = match block.why {
+        BlockWhy::TooManyRequests => "429",
+        BlockWhy::QuotaSpent => "quota",
+    };
+    format!("1\t{until}\t{}\t{why}\t{scope}", micros(block.asked))
+}
+
+/// A block another tab sent, on this page's clock; `None` for anything else.
+fn decode(message: &str) -> Option<(String, ScopeBlock)> {
+    let mut parts = message.splitn(5, '\t');
+    let (Some("1"), Some(until), Some(asked), Some(why), Some(scope)) = (
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+    ) else {
+        return None;
+    };
+    let why = match why {
+        "429" => BlockWhy::TooManyRequests,
+        "quota" => BlockWhy::QuotaSpent,
+        _ => return None,
+    };
+    let until: u64 = until.parse().ok()?;
+    let asked: u64 = asked.parse().ok()?;
+    let here = until.saturating_sub(time_origin_us()?);
+    Some((
+        scope.to_owned(),
+        ScopeBlock {
+            until: Duration::from_micros(here),
+            asked: Duration::from_micros(asked),
+            why,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn a_block_crosses_to_another_tab_on_its_own_clock() {
+        let block = ScopeBlock {
+            until: Duration::from_micros(12_345_678),
+            asked: Duration::from_secs(10),
+            why: BlockWhy::QuotaSpent,
+        };
+        let message = encode("account:ops\twith a tab", block);
+        assert!(message.starts_with("1\t"));
+        // Read back on the same page: the same block, to the microsecond.
+        assert_eq!(
+            decode(&message),
+            Some(("account:ops\twith a tab".to_owned(), block))
+        );
+        for other in [
+            "",
+            "2\t1\t1\t429\tx",
+            "1\tsoon\t1\t429\tx",
+            "1\t1\t1\tnap\tx",
+            "1\t1\t1\t429",
+        ] {
+            assert_eq!(decode(other), None, "{other:?}");
         }
     }
 }
