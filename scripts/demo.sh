@@ -13,7 +13,8 @@ install_wasm_opt
 say "building the scenario API"
 cargo build --locked -p scenario-api
 # A day at most; Ctrl-C stops it sooner.
-start_scenario_api --port 3031 --stop-after 86400 --fixtures tests/fixtures/schedules.json
+start_scenario_api --port 3031 --stop-after 86400 --fixtures tests/fixtures/schedules.json \
+  --fixtures tests/fixtures/bodies.json
 trap 'kill "$SCENARIO_API_PID" 2>/dev/null || true' EXIT INT TERM
 say "scenario API on $SCENARIO_API; the app will be at http://127.0.0.1:8080/"
 trunk serve --offline

@@ -78,7 +78,8 @@ stop_scenario_api
 
 say "end to end: the release build in Chromium"
 trunk build --release --offline
-start_scenario_api --port 0 --stop-after 600 --static dist --fixtures tests/fixtures/schedules.json
+start_scenario_api --port 0 --stop-after 600 --static dist --fixtures tests/fixtures/schedules.json \
+  --fixtures tests/fixtures/bodies.json
 E2E_URL="$SCENARIO_API" E2E_SHOTS="$root/target/screenshots" node --test tests/e2e/
 stop_scenario_api
 say "all checks passed"

@@ -1,7 +1,11 @@
-//! The demo app: the Palette List screen on real routes (so leaving is real navigation), and a
-//! scenarios page that plays each fixture case against the scenario API with the client's trace
-//! and the server's requests side by side. Client-side rendered (leptos `csr`), browser only.
+//! The demo app: several Palette List screens on one rate-limited API (the first page), one
+//! screen on a scenario the user picks, and a scenarios page that plays each fixture case
+//! against the scenario API with the client's trace and the server's requests side by side.
+//! Real routes, so leaving is real navigation. Client-side rendered (leptos `csr`), browser
+//! only.
 #![cfg(target_arch = "wasm32")]
+
+mod shared_api;
 
 use std::time::Duration;
 
@@ -34,14 +38,16 @@ pub fn App(
             <header class="top">
                 <span class="brand">"Palette List"</span>
                 <nav>
-                    <A href="/">"Palettes"</A>
+                    <A href="/">"Shared API"</A>
+                    <A href="/one">"One screen"</A>
                     <A href="/scenarios">"Scenarios"</A>
                     <A href="/about">"About"</A>
                 </nav>
             </header>
             <main>
                 <Routes fallback=|| view! { <p class="notice">"This page could not be found."</p> }>
-                    <Route path=path!("/") view=PaletteScreen />
+                    <Route path=path!("/") view=shared_api::SharedApiPage />
+                    <Route path=path!("/one") view=PaletteScreen />
                     <Route path=path!("/scenarios") view=ScenariosPage />
                     <Route path=path!("/about") view=About />
                 </Routes>

@@ -53,7 +53,9 @@ pub(super) fn block(now: Duration, scope: &str) -> Option<ScopeBlock> {
 }
 
 /// What the page's ledger knows of `scope` (for a screen that shows it, as the demo does).
+/// From the first call on, the page also hears the blocks of other tabs.
 pub fn scope_state(scope: &str) -> ScopeState {
+    TABS.with(|_| {});
     PAGE.with_borrow(|page| page.ledger.state(scope))
 }
 

@@ -60,7 +60,7 @@ async function page(width = 1100, height = 820) {
 
 test('Schedule A: the countdown, then the palettes, three requests on the wire', async () => {
   const p = await page();
-  await p.goto(`${BASE}/?scenario=schedule-a-seconds`);
+  await p.goto(`${BASE}/one?scenario=schedule-a-seconds`);
   await p.getByTestId('attempt').waitFor({ timeout: 5000 });
   assert.equal(await p.getByTestId('attempt').textContent(), 'Attempt 1 of 3');
   await p.getByTestId('countdown').waitFor({ timeout: 5000 });
@@ -82,7 +82,7 @@ test('a same-origin read redirected to another origin is judged by where it land
   // trace must say so: a runtime that judged by the requested URL would not.
   const p = await page();
   const port = new URL(BASE).port;
-  await p.goto(`${BASE}/?scenario=schedule-a-seconds&expose=none&moved_to=${encodeURIComponent(`http://localhost:${port}`)}`);
+  await p.goto(`${BASE}/one?scenario=schedule-a-seconds&expose=none&moved_to=${encodeURIComponent(`http://localhost:${port}`)}`);
   await p.getByTestId('wait-reason').waitFor({ timeout: 5000 });
   assert.equal(await p.getByTestId('wait-reason').textContent(),
     'The service gave no usable hint; waiting the 2 s fallback.');
@@ -96,7 +96,7 @@ test('a same-origin read redirected to another origin is judged by where it land
 
 test('navigating away mid-wait: nothing more reaches the server', async () => {
   const p = await page();
-  await p.goto(`${BASE}/?scenario=user-leaves-while-waiting`);
+  await p.goto(`${BASE}/one?scenario=user-leaves-while-waiting`);
   await p.getByTestId('countdown').waitFor({ timeout: 5000 }); // 429 at 2 s asks for 8 s
   const t0 = Date.now();
   await sleep(1000);
@@ -117,7 +117,7 @@ test('navigating away mid-wait: nothing more reaches the server', async () => {
 test('a wait that cannot fit: the SPEC message, on a desktop and a phone', async () => {
   for (const [name, w, h] of [['stopped', 1100, 820], ['phone', 390, 844]]) {
     const p = await page(w, h);
-    await p.goto(`${BASE}/?scenario=wait-exceeds-budget`);
+    await p.goto(`${BASE}/one?scenario=wait-exceeds-budget`);
     await p.getByTestId('stop').waitFor({ timeout: 6000 });
     assert.deepEqual(
       [
@@ -148,4 +148,79 @@ test('the scenarios page: client trace and server requests side by side', async 
   assert.equal(await p.locator('[data-testid=server-requests] tbody tr').count(), 3);
   await p.screenshot({ path: `${SHOTS}/scenarios.png` });
   await p.close();
+});
+
+/** A new limit on the scenario API (`quota=…&window_s=…[&spent=…]`): its id. */
+async function newLimit(query) {
+  const r = await fetch(`${BASE}/api/limits?${query}`, { method: 'POST' });
+  const text = await r.text();
+  assert.equal(r.status, 201, text);
+  return JSON.parse(text).limit;
+}
+
+/** What reached the limit: each request's status, in order. */
+async function limitStatuses(id) {
+  const log = await (await fetch(`${BASE}/api/limits/${id}`)).json();
+  return log.requests.map((r) => r.status);
+}
+
+test('the shared API: five identical screens send one request, and the ledger is shown', async () => {
+  const id = await newLimit('quota=3&window_s=10');
+  const p = await page(1100, 900);
+  await p.goto(`${BASE}/?limit=${id}&screens=`);
+  await p.getByTestId('add-five').click();
+  for (let i = 0; i < 5; i++) {
+    await p.getByTestId('shared-screen').nth(i).getByTestId('palettes').waitFor({ timeout: 5000 });
+  }
+  assert.deepEqual(await limitStatuses(id), [200], 'five screens, one request');
+  await p.getByTestId('add-different').click();
+  await p.getByTestId('shared-screen').nth(6).getByTestId('palettes').waitFor({ timeout: 5000 });
+  // Three requests in the window: the fields say none is left, and the page paces itself.
+  assert.deepEqual(await limitStatuses(id), [200, 200, 200]);
+  await sleep(600);
+  assert.equal(await p.getByTestId('ledger-remaining').textContent(), 'Quota left: 0.');
+  assert.match(await p.getByTestId('ledger-next').textContent(),
+    /^Next request allowed in \d+(\.\d)? s \(the quota's reset\)\.$/);
+  await p.getByTestId('add-coast').click();
+  const held = p.getByTestId('shared-screen').nth(7);
+  await held.getByTestId('wait-reason').waitFor({ timeout: 2000 });
+  assert.match(await held.getByTestId('wait-reason').textContent(),
+    /^This API's quota is used up; the service said it resets in \d+ s\.$/);
+  assert.match(await p.getByTestId('server-count').textContent(), /^3 requests reached the API: 3 admitted, 0 refused\.$/);
+  await p.screenshot({ path: `${SHOTS}/shared-api.png` });
+  await p.close();
+});
+
+test('two tabs: a 429 in one holds back the other', async () => {
+  // The window is spent, and resets in 6 s: the first request anywhere is refused.
+  const id = await newLimit('quota=2&window_s=6&spent=2');
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const [a, b] = [await context.newPage(), await context.newPage()];
+  for (const p of [a, b]) p.on('pageerror', (e) => { throw e; });
+  // Tab B is open on the API with no screen yet, and hears the other tabs.
+  await b.goto(`${BASE}/?limit=${id}&screens=`);
+  await b.getByTestId('ledger-next').waitFor({ timeout: 5000 });
+  assert.equal(await b.getByTestId('ledger-next').textContent(), 'Requests allowed now.');
+  // Tab A reads, and meets the 429.
+  await a.goto(`${BASE}/?limit=${id}`);
+  await a.getByTestId('wait-reason').waitFor({ timeout: 5000 });
+  assert.equal(await a.getByTestId('wait-reason').textContent(), 'The service asked for 6 s.');
+  // Tab B learned of it, and a screen opened there now waits instead of asking.
+  await sleep(300);
+  assert.match(await b.getByTestId('ledger-next').textContent(),
+    /^Next request allowed in \d(\.\d)? s \(a 429's Retry-After\)\.$/);
+  await b.getByTestId('add-different').click();
+  await b.getByTestId('wait-reason').first().waitFor({ timeout: 2000 });
+  assert.equal(await b.getByTestId('wait-reason').first().textContent(),
+    'The service asked every request to this API to wait 6 s.');
+  assert.deepEqual(await limitStatuses(id), [429], 'tab B sent nothing');
+  // After the block: A's retry, and B's reads; none of them before the block's end.
+  await a.getByTestId('palettes').waitFor({ timeout: 10000 });
+  await sleep(1500);
+  const log = (await (await fetch(`${BASE}/api/limits/${id}`)).json()).requests;
+  assert.ok(log.length >= 3, `A's retry and B's two reads: ${JSON.stringify(log)}`);
+  for (const r of log.slice(1)) {
+    assert.ok(r.arrived_ms >= 6000, `a request before the block ended: ${JSON.stringify(log)}`);
+  }
+  await context.close();
 });

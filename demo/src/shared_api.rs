@@ -1,0 +1,181 @@
+//! The demo's first page: several Palette List screens on one rate-limited API (a real
+//! fixed-window limiter on the scenario API), with what the server counted beside what the
+//! page's scope ledger knows.
+
+use gloo_timers::callback::Interval;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::hooks::{use_navigate, use_query_map};
+use leptos_router::NavigateOptions;
+use palette_list::budget::{seconds, BlockWhy, Precision, RetryPolicy};
+use palette_list::runtime::{now, scope_state};
+use palette_list::PaletteList;
+use palette_list_model::live::{self, LimitedRequest};
+use send_wrapper::SendWrapper;
+
+/// The limit every screen here shares: 3 requests per 10 s window.
+const LIMIT: &str = "quota=3&window_s=10";
+
+/// The rate limit the screens share, by name: every screen here, in every tab.
+const SCOPE: &str = "palettes-api";
+
+/// The policy of every screen here: the default budget, up to 20 % jitter on the waits the
+/// client chooses, and this page's scope.
+fn policy() -> RetryPolicy {
+    RetryPolicy::new().with_jitter(20).with_scope(SCOPE)
+}
+
+/// The page: the limit it reads (`?limit=ID` to share one with another tab; else a new one,
+/// put in the address so a second tab can open the same), and the screens it opens with
+/// (`?screens=coast,dune`; default one coast, and `?screens=` none).
+#[component]
+pub fn SharedApiPage() -> impl IntoView {
+    let api = super::api();
+    let query = use_query_map().get_untracked();
+    let asked = query.get("limit");
+    let first: Vec<String> = match query.get("screens") {
+        None => vec!["coast".to_owned()],
+        Some(list) => list
+            .split(',')
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    };
+    let first = StoredValue::new(first);
+    let limit = RwSignal::new(None::<Result<String, String>>);
+    let navigate = SendWrapper::new(use_navigate());
+    spawn_local(async move {
+        let found = match asked {
+            Some(id) if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) => {
+                Ok(format!("{api}/limits/{id}"))
+            }
+            Some(id) => Err(format!("limit={id:?} is not a limit number")),
+            None => live::new_limit(&api, LIMIT)
+                .await
+                .map_err(|e| e.to_string())
+                .inspect(|base| {
+                    let id = base.rsplit('/').next().unwrap_or_default();
+                    let options = NavigateOptions {
+                        replace: true,
+                        ..Default::default()
+                    };
+                    navigate(&format!("/?limit={id}"), options);
+                }),
+        };
+        limit.try_set(Some(found));
+    });
+    move || match limit.get() {
+        None => {
+            view! { <p class="notice">"Making a rate limit on the scenario API…"</p> }.into_any()
+        }
+        Some(Err(e)) => view! { <p class="notice" data-testid="api-error">{e}</p> }.into_any(),
+        Some(Ok(base)) => view! { <SharedApi base first=first.get_value() /> }.into_any(),
+    }
+}
+
+/// The screens, the controls that mount them, and the two counts.
+#[component]
+fn SharedApi(
+    /// The limit's URL prefix.
+    base: String,
+    /// The collections of the screens it opens with.
+    first: Vec<String>,
+) -> impl IntoView {
+    let screens = RwSignal::new(Vec::<(u64, String)>::new());
+    let next = StoredValue::new(1u64);
+    let add = move |collections: &[&str]| {
+        screens.update(|s| {
+            for c in collections {
+                let id = next.get_value();
+                next.set_value(id + 1);
+                s.push((id, (*c).to_owned()));
+            }
+        })
+    };
+    add(&first.iter().map(String::as_str).collect::<Vec<_>>());
+    let server = RwSignal::new(Vec::<LimitedRequest>::new());
+    let clock = RwSignal::new(now());
+    let poll_base = base.clone();
+    let poller = SendWrapper::new(Interval::new(250, move || {
+        clock.try_set(now());
+        let base = poll_base.clone();
+        spawn_local(async move {
+            if let Ok(seen) = live::limit_requests(&base).await {
+                server.try_set(seen);
+            }
+        });
+    }));
+    on_cleanup(move || drop(poller));
+
+    let server_count = move || {
+        let seen = server.get();
+        let refused = seen.iter().filter(|r| r.status == 429).count();
+        format!(
+            "{} requests reached the API: {} admitted, {refused} refused.",
+            seen.len(),
+            seen.len() - refused
+        )
+    };
+    let ledger = move || {
+        let at = clock.get();
+        let state = scope_state(SCOPE);
+        let next = match state.block.filter(|b| b.until > at) {
+            Some(b) => format!(
+                "Next request allowed in {} s ({}).",
+                seconds(b.until - at, Precision::Tenths),
+                match b.why {
+                    BlockWhy::TooManyRequests => "a 429's Retry-After",
+                    BlockWhy::QuotaSpent => "the quota's reset",
+                }
+            ),
+            None => "Requests allowed now.".to_owned(),
+        };
+        let remaining = match state.remaining {
+            Some(n) => format!("Quota left: {n}."),
+            None => "Quota left: not said yet.".to_owned(),
+        };
+        (next, remaining, format!("429s seen: {}.", state.refusals))
+    };
+    let base_for_lists = StoredValue::new(base);
+    view! {
+        <div class="screen shared-api">
+            <p class="notice">
+                "One API, three requests per 10-second window, shared by every screen here (and "
+                "by this page in another tab). Mount a few and watch the page hold back."
+            </p>
+            <div class="controls">
+                <button data-testid="add-coast" on:click=move |_| add(&["coast"])>"+ coast"</button>
+                <button data-testid="add-different" on:click=move |_| add(&["harbour", "dune"])>
+                    "+ harbour and dune"
+                </button>
+                <button data-testid="add-five" on:click=move |_| add(&["coast"; 5])>"+ five coast"</button>
+                <button data-testid="remove-all" on:click=move |_| screens.set(Vec::new())>
+                    "Remove all"
+                </button>
+            </div>
+            <aside class="counts">
+                <p data-testid="server-count">{server_count}</p>
+                <p data-testid="ledger-next">{move || ledger().0}</p>
+                <p data-testid="ledger-remaining">{move || ledger().1}</p>
+                <p data-testid="ledger-refusals">{move || ledger().2}</p>
+            </aside>
+            <div class="lists">
+                <For each=move || screens.get() key=|(id, _)| *id let((id, collection))>
+                    <div class="shared-screen" data-testid="shared-screen">
+                        <PaletteList
+                            collection
+                            api_base=base_for_lists.get_value()
+                            policy=policy()
+                        />
+                        <button
+                            class="remove"
+                            on:click=move |_| screens.update(|s| s.retain(|(i, _)| *i != id))
+                        >
+                            "Remove"
+                        </button>
+                    </div>
+                </For>
+            </div>
+        </div>
+    }
+}
