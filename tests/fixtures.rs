@@ -7,7 +7,9 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use palette_list_model::expect::{check_case, compare, judge_invalid, Comparison, InvalidVerdict};
+use palette_list_model::expect::{
+    check_case, check_scope, compare, judge_invalid, Comparison, InvalidVerdict,
+};
 use palette_list_model::{replay, Fixture};
 
 /// The contract's worked cases, as this project ships them.
@@ -19,6 +21,8 @@ const ELSEWHERE: &str = include_str!("fixtures/written-elsewhere.json");
 /// Answers as real APIs and proxies send them: 2xx bodies that are not palettes, dates before
 /// 1970, RFC 850's two-digit year.
 const BODIES: &str = include_str!("fixtures/bodies.json");
+/// Several actions on one scope: one page's ledger.
+const SCOPES: &str = include_str!("fixtures/scopes.json");
 
 /// Replays every case and judges every invalid fixture; returns how many were checked.
 fn check_all(text: &str) -> usize {
@@ -36,6 +40,21 @@ fn check_all(text: &str) -> usize {
             compared.not_compared
         );
         checked += 1;
+    }
+    for scope in &fixture.scopes {
+        let scope = scope.as_ref().unwrap_or_else(|e| panic!("{e}"));
+        let (_, actions) = check_scope(scope).unwrap_or_else(|e| panic!("{e}"));
+        for (c, action) in actions.iter().zip(&scope.actions) {
+            let compared = c.compared.as_ref().expect("every action has an expect");
+            assert!(
+                compared.matches(),
+                "{}: {:?}",
+                action.case.id,
+                compared.mismatches
+            );
+            assert!(compared.not_compared.is_empty(), "{}", action.case.id);
+            checked += 1;
+        }
     }
     for inv in &fixture.invalid_fixtures {
         match judge_invalid(inv) {
@@ -66,6 +85,49 @@ fn a_file_written_elsewhere_replays() {
 #[test]
 fn answers_as_real_apis_send_them_replay() {
     assert_eq!(check_all(BODIES), 13);
+}
+
+#[test]
+fn several_actions_on_one_scope_replay_to_their_expects() {
+    // Four scopes, nine actions.
+    assert_eq!(check_all(SCOPES), 9);
+}
+
+#[test]
+fn a_scope_is_refused_with_the_field_that_is_wrong() {
+    let file = |scopes: &str| {
+        format!(
+            r#"{{"policy": {{"budget_s": 20, "max_attempts": 3, "attempt_cap_s": 4,
+                "retry_statuses": [429], "min_wait_s": 1, "fallback_waits_s": [2]}},
+                "cases": [], "scopes": {scopes}}}"#
+        )
+    };
+    let attempt = r#"[{"duration_s": 0.1, "status": 200}]"#;
+    for (scopes, expected) in [
+        (r#"[{"id": "s"}]"#.to_owned(), "case s, actions: is missing"),
+        (
+            r#"[{"id": "s", "actions": []}]"#.to_owned(),
+            "case s, actions: is empty",
+        ),
+        (
+            format!(r#"[{{"id": "s", "actions": [{{"attempts": {attempt}}}]}}]"#),
+            "case s, actions[0].start_s: is missing",
+        ),
+        (
+            format!(
+                r#"[{{"id": "s", "actions": [{{"id": "x", "start_s": 0, "attempts": {attempt}}}]}}]"#
+            ),
+            "case s, actions[0].id: an action is named by its place; give the id to the scope",
+        ),
+        (
+            r#"[{"id": "s", "actions": [{"start_s": 1, "attempts": []}]}]"#.to_owned(),
+            "case s#1, attempts: is empty: the first attempt always starts",
+        ),
+    ] {
+        let fixture = Fixture::parse(&file(&scopes)).unwrap();
+        let e = fixture.scopes[0].as_ref().unwrap_err();
+        assert_eq!(e.to_string(), expected, "{scopes}");
+    }
 }
 
 #[test]

@@ -8,8 +8,8 @@ use std::time::Duration;
 use palette_list::budget::Outcome;
 use serde_json::{json, Map, Value};
 
-use crate::fixture::{kind, seconds_from_json, status, Case, CaseError, InvalidFixture};
-use crate::replay::{replay, Replay};
+use crate::fixture::{kind, seconds_from_json, status, Case, CaseError, InvalidFixture, ScopeCase};
+use crate::replay::{replay, replay_scope, Replay, ScopeReplay};
 
 /// Keys of `expect` the model produces, with the JSON type each must have.
 pub const KEYS: &[(&str, Kind)] = &[
@@ -289,6 +289,30 @@ pub fn check_case(case: &Case) -> Result<Checked, CaseError> {
         json,
         compared,
     })
+}
+
+/// Replays a scope's actions together and compares each exactly with its own `expect`.
+pub fn check_scope(scope: &ScopeCase) -> Result<(ScopeReplay, Vec<Checked>), CaseError> {
+    let played = replay_scope(scope)?;
+    let checked = played
+        .actions
+        .iter()
+        .zip(&scope.actions)
+        .map(|(replay, action)| {
+            let json = replay.to_json();
+            let compared = action
+                .case
+                .expect
+                .as_ref()
+                .map(|e| compare(e, &json, Comparison::Exact));
+            Checked {
+                replay: replay.clone(),
+                json,
+                compared,
+            }
+        })
+        .collect();
+    Ok((played, checked))
 }
 
 /// The verdict on an `invalid_fixtures` entry, which the model must refuse with its reason.

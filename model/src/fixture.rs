@@ -25,6 +25,30 @@ pub struct Fixture {
     pub invalid_fixtures: Vec<InvalidFixture>,
     /// Response bodies by name.
     pub bodies: BTreeMap<String, Value>,
+    /// (Extension) the `scopes`: several actions on one scope, in file order.
+    pub scopes: Vec<Result<ScopeCase, CaseError>>,
+}
+
+/// Several read actions on one scope (one API): each starts at its own time and sees what the
+/// scope's ledger knows (a project extension, the top-level `scopes`).
+#[derive(Clone, Debug)]
+pub struct ScopeCase {
+    /// Its `id`.
+    pub id: String,
+    /// Where it comes from.
+    pub source: Option<String>,
+    /// The actions, in file order.
+    pub actions: Vec<ScopeAction>,
+}
+
+/// One action of a [`ScopeCase`].
+#[derive(Clone, Debug)]
+pub struct ScopeAction {
+    /// When it starts, from the scope's zero (the wall clock's `wall_clock_at_zero`).
+    pub start: Duration,
+    /// What it observes and must produce, as a case whose times run from its own start; its
+    /// id is the scope's with `#` and its place, from 1 (`three-screens#2`).
+    pub case: Case,
 }
 
 /// A case the model must refuse, with the reason it must give.
@@ -272,6 +296,7 @@ impl Fixture {
         };
         let cases = list("cases", true)?;
         let invalid = list("invalid_fixtures", false)?;
+        let scope_list = list("scopes", false)?;
 
         let defaults = Defaults {
             root,
@@ -320,11 +345,27 @@ impl Fixture {
                 expect_error,
             });
         }
+        let mut scopes = Vec::new();
+        for (i, raw) in scope_list.iter().enumerate() {
+            let scope = defaults.scope(raw, &format!("scopes[{i}]"));
+            scopes.push(scope.and_then(|s| {
+                if seen.insert(s.id.clone()) {
+                    Ok(s)
+                } else {
+                    Err(CaseError {
+                        case: s.id.clone(),
+                        field: "id".into(),
+                        problem: "another case has the same id".into(),
+                    })
+                }
+            }));
+        }
         Ok(Fixture {
             about,
             cases: parsed,
             invalid_fixtures,
             bodies,
+            scopes,
         })
     }
 }
@@ -364,6 +405,90 @@ impl Fields<'_> {
 }
 
 impl Defaults<'_> {
+    /// A `scopes` entry: an `id`, an optional `source`, and `actions`, each a case without an
+    /// `id` plus its `start_s`.
+    fn scope(&self, raw: &Value, at: &str) -> Result<ScopeCase, CaseError> {
+        let fail = |case: &str, field: &str, problem: String| CaseError {
+            case: case.to_owned(),
+            field: field.to_owned(),
+            problem,
+        };
+        let obj = raw.as_object().ok_or_else(|| {
+            fail(
+                at,
+                "(scope)",
+                format!("must be an object, got {}", kind(raw)),
+            )
+        })?;
+        let id = match obj.get("id") {
+            Some(Value::String(s)) if !s.is_empty() => s.clone(),
+            None => return Err(fail(at, "id", "is missing".into())),
+            Some(v) => {
+                return Err(fail(
+                    at,
+                    "id",
+                    format!("must be a non-empty string, got {}", kind(v)),
+                ))
+            }
+        };
+        let source = match obj.get("source") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(v) => {
+                return Err(fail(
+                    &id,
+                    "source",
+                    format!("must be a string, got {}", kind(v)),
+                ))
+            }
+        };
+        let list = match obj.get("actions") {
+            Some(Value::Array(a)) if !a.is_empty() => a,
+            Some(Value::Array(_)) => return Err(fail(&id, "actions", "is empty".into())),
+            None => return Err(fail(&id, "actions", "is missing".into())),
+            Some(v) => {
+                return Err(fail(
+                    &id,
+                    "actions",
+                    format!("must be an array, got {}", kind(v)),
+                ))
+            }
+        };
+        let mut actions = Vec::new();
+        for (n, raw) in list.iter().enumerate() {
+            let field = format!("actions[{n}]");
+            let Some(action) = raw.as_object() else {
+                return Err(fail(
+                    &id,
+                    &field,
+                    format!("must be an object, got {}", kind(raw)),
+                ));
+            };
+            if action.contains_key("id") {
+                return Err(fail(
+                    &id,
+                    &format!("{field}.id"),
+                    "an action is named by its place; give the id to the scope".into(),
+                ));
+            }
+            let start = match action.get("start_s") {
+                None => return Err(fail(&id, &format!("{field}.start_s"), "is missing".into())),
+                Some(v) => {
+                    seconds_from_json(v).map_err(|p| fail(&id, &format!("{field}.start_s"), p))?
+                }
+            };
+            let mut named = action.clone();
+            named.insert("id".into(), Value::String(format!("{id}#{}", n + 1)));
+            let case = self.case(&Value::Object(named), &field)?;
+            actions.push(ScopeAction { start, case });
+        }
+        Ok(ScopeCase {
+            id,
+            source,
+            actions,
+        })
+    }
+
     fn case(&self, raw: &Value, at: &str) -> Result<Case, CaseError> {
         let obj = raw.as_object().ok_or_else(|| CaseError {
             case: at.to_owned(),

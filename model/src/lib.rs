@@ -4,7 +4,8 @@
 //!
 //! - [`fixture`]: the format, parsed strictly, with the one rule for a case's clock evidence
 //!   ([`Case::client_policy`], [`Case::wall_clock_at`]).
-//! - [`replay()`]: a case through the core, as a trace and the `expect` values derived from it.
+//! - [`replay()`]: a case through the core, as a trace and the `expect` values derived from it;
+//!   [`replay_scope`]: several actions on one scope, through one ledger, as a page runs them.
 //! - [`expect`]: the `expect` contract: keys, comparison, absent keys, verdicts.
 //! - `live` (wasm32): a case played for real against the scenario API, from a page.
 //! - The `replay` binary: `replay FILE [--json]`.
@@ -21,5 +22,6 @@ mod replay;
 
 pub use fixture::{
     Answer, Attempt, Body, Case, CaseError, Fixture, FixtureError, InvalidFixture, Request,
+    ScopeAction, ScopeCase,
 };
-pub use replay::{replay, timeline, Replay};
+pub use replay::{replay, replay_scope, scope_timeline, timeline, Replay, ScopeReplay};

@@ -12,7 +12,7 @@ use palette_list::budget::{
 };
 use palette_list::palettes::PaletteCollection;
 
-use crate::fixture::{seconds_to_json as sec_json, Answer, Body, Case, CaseError};
+use crate::fixture::{seconds_to_json as sec_json, Answer, Body, Case, CaseError, ScopeCase};
 
 /// What replaying a case produced: the `expect` values, derived from the trace.
 #[derive(Clone, Debug)]
@@ -58,7 +58,10 @@ impl Replay {
         let mut since = None;
         for (at, e) in self.events() {
             match e {
-                Event::WaitPlanned { .. } => since = Some(at),
+                // A wait a scope's block lengthens is still one wait, from its first plan.
+                Event::WaitPlanned { .. } => {
+                    since.get_or_insert(at);
+                }
                 Event::TimerWoke { .. } | Event::Stopped(_) => {
                     if let Some(s) = since.take() {
                         waits.push(at - s);
@@ -150,123 +153,242 @@ impl Replay {
 /// the timer. So an answer exactly at the cap counts, and a leave at the instant of an answer
 /// wins (the answer is dropped).
 pub fn replay(case: &Case) -> Result<Replay, CaseError> {
-    let err = |field: &str, problem: String| CaseError {
-        case: case.id.clone(),
-        field: field.to_owned(),
-        problem,
-    };
-    let mut action =
-        ReadAction::start_under(Duration::ZERO, case.client_policy(), None, case.jitter_seed)
-            .map_err(|e| err("policy", e.to_string()))?;
-    let mut ledger = ScopeLedger::new();
-    // The attempt in flight: its index, and when its answer comes (None: never).
-    let mut in_flight: Option<(usize, Option<Duration>)> = None;
-    let mut leave = case.user_leaves_at;
-    let mut waits = 0usize;
-    let mut now = Duration::ZERO;
-    let bound = 4 * (case.attempts.len() + case.timer_late_by.len()) + 8;
-    for _ in 0..bound {
+    let mut played = play(&case.id, &[(Duration::ZERO, case)])?;
+    Ok(played.actions.remove(0))
+}
+
+/// What replaying several actions on one scope produced: each action's own replay (its times
+/// from its own start), and every event of them all in the order it happened.
+#[derive(Clone, Debug)]
+pub struct ScopeReplay {
+    /// The scope case's id.
+    pub id: String,
+    /// Each action's replay, in the case's order.
+    pub actions: Vec<Replay>,
+    /// Every event, as (time since the scope's zero, which action from 0, the event).
+    pub merged: Vec<(Duration, usize, TraceEvent)>,
+}
+
+/// Replays several actions on one scope, each starting at its time, through one
+/// [`ScopeLedger`] as the browser's page does: an answer reaches the ledger first, every
+/// action that has started hears of a longer block, then the answering action decides; an
+/// action that starts reads the ledger first. Ties at one instant: leaving, answers, timers,
+/// then starts; among actions, in the case's order.
+pub fn replay_scope(scope: &ScopeCase) -> Result<ScopeReplay, CaseError> {
+    let actions: Vec<(Duration, &Case)> =
+        scope.actions.iter().map(|a| (a.start, &a.case)).collect();
+    play(&scope.id, &actions)
+}
+
+/// One action of a replay, on the scope's clock.
+struct Player<'c> {
+    case: &'c Case,
+    start: Duration,
+    action: Option<ReadAction>,
+    /// The attempt in flight: its index, and when its answer comes (None: never).
+    in_flight: Option<(usize, Option<Duration>)>,
+    leave: Option<Duration>,
+    waits: usize,
+    /// Trace events already merged.
+    merged: usize,
+}
+
+impl<'c> Player<'c> {
+    fn err(&self, field: &str, problem: String) -> CaseError {
+        CaseError {
+            case: self.case.id.clone(),
+            field: field.to_owned(),
+            problem,
+        }
+    }
+
+    /// Takes the step the action has decided, if any.
+    fn take_step(&mut self, now: Duration) -> Result<(), CaseError> {
+        let Some(action) = &mut self.action else {
+            return Ok(());
+        };
         match action.poll_action() {
             Some(Step::StartAttempt { number, .. }) => {
                 let i = number as usize - 1;
-                let Some(attempt) = case.attempts.get(i) else {
-                    return Err(err(
+                let Some(attempt) = self.case.attempts.get(i) else {
+                    return Err(self.err(
                         "attempts",
                         format!(
                             "attempt {number} was started but the case lists only {}",
-                            case.attempts.len()
+                            self.case.attempts.len()
                         ),
                     ));
                 };
-                in_flight = Some((i, attempt.duration.map(|d| now + d)));
+                self.in_flight = Some((i, attempt.duration.map(|d| now + d)));
             }
-            Some(Step::Wait { .. }) => waits += 1,
-            Some(Step::Stop(_)) => leave = None,
+            Some(Step::Wait { .. }) => self.waits += 1,
+            Some(Step::Stop(_)) => self.leave = None,
             None => {}
         }
-        let answer = in_flight.and_then(|(_, at)| at);
+        Ok(())
+    }
+
+    /// The action's next event: (when, its order at one instant).
+    fn next_event(&self) -> Option<(Duration, u8)> {
+        let Some(action) = &self.action else {
+            return Some((self.start, 3));
+        };
+        let answer = self.in_flight.and_then(|(_, at)| at);
         let timer = action.poll_timeout().map(|t| match action.phase() {
             Phase::Waiting { .. } => {
-                t + case
+                t + self
+                    .case
                     .timer_late_by
-                    .get(waits - 1)
+                    .get(self.waits - 1)
                     .copied()
                     .unwrap_or_default()
             }
             _ => t,
         });
-        let next = [(leave, 0), (answer, 1), (timer, 2)]
+        [(self.leave, 0), (answer, 1), (timer, 2)]
             .into_iter()
             .filter_map(|(t, order)| t.map(|t| (t, order)))
+            .min()
+    }
+}
+
+fn play(scope: &str, actions: &[(Duration, &Case)]) -> Result<ScopeReplay, CaseError> {
+    let mut players: Vec<Player> = actions
+        .iter()
+        .map(|&(start, case)| Player {
+            case,
+            start,
+            action: None,
+            in_flight: None,
+            leave: case.user_leaves_at.map(|l| start + l),
+            waits: 0,
+            merged: 0,
+        })
+        .collect();
+    let mut ledger = ScopeLedger::new();
+    let mut merged = Vec::new();
+    let mut now = Duration::ZERO;
+    let bound: usize = actions
+        .iter()
+        .map(|(_, c)| 4 * (c.attempts.len() + c.timer_late_by.len()) + 9)
+        .sum();
+    for _ in 0..bound {
+        for p in &mut players {
+            p.take_step(now)?;
+        }
+        let next = players
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.next_event().map(|(t, order)| (t, order, i)))
             .min();
-        let Some((at, which)) = next else {
-            return Ok(Replay {
-                id: case.id.clone(),
-                budget: case.policy.budget(),
-                trace: action.trace().to_vec(),
-                report: action
-                    .report()
-                    .cloned()
-                    .ok_or_else(|| err("attempts", "the action never stopped".into()))?,
+        let Some((at, which, i)) = next else {
+            let mut done = Vec::new();
+            for p in players {
+                let action = p.action.as_ref().expect("every action has started");
+                done.push(Replay {
+                    id: p.case.id.clone(),
+                    budget: p.case.policy.budget(),
+                    trace: action.trace().to_vec(),
+                    report: action
+                        .report()
+                        .cloned()
+                        .ok_or_else(|| p.err("attempts", "the action never stopped".into()))?,
+                });
+            }
+            return Ok(ScopeReplay {
+                id: scope.to_owned(),
+                actions: done,
+                merged,
             });
         };
         now = at;
         match which {
             0 => {
-                leave = None;
-                action.handle_leave(now);
+                let p = &mut players[i];
+                p.leave = None;
+                if let Some(action) = &mut p.action {
+                    action.handle_leave(now);
+                }
             }
-            1 => {
-                let (i, _) = in_flight
-                    .take()
-                    .expect("an answer time implies an attempt in flight");
-                match &case.attempts[i].answer {
-                    Answer::Response { status, body, .. } => {
-                        let a = &case.attempts[i].answer;
-                        let mut response = Response::new(*status);
-                        response.retry_after = a.header("Retry-After").map(str::to_owned);
-                        response.date = a.header("Date").map(str::to_owned);
-                        for name in RateLimitFields::NAMES {
-                            if let Some(v) = a.header(name) {
-                                response.rate_limit.set(name, v);
-                            }
-                        }
-                        let clock = case.wall_clock_at(now);
-                        // As the browser does: the scope's ledger first (the case is its own
-                        // scope), then the action.
-                        let trust = case.client_policy().trust_local_clock();
-                        if let Some(block) =
-                            ledger.handle_response(now, &case.id, &response, clock, trust)
-                        {
-                            action.handle_scope_block(now, block);
-                        }
-                        match read_body(*status, body.as_ref(), case.policy.max_body_bytes()) {
-                            Ok(()) => action.handle_response(now, &response, clock),
-                            Err(problem) => {
-                                action.handle_unreadable_response(now, &response, clock, problem)
-                            }
-                        }
+            1 => answer(&mut players, i, now, scope, &mut ledger),
+            2 => {
+                let p = &mut players[i];
+                if let Some(action) = &mut p.action {
+                    if matches!(action.phase(), Phase::InFlight { .. }) {
+                        p.in_flight = None; // aborted at its cap
                     }
-                    Answer::TransportFailure => {
-                        action.handle_transport_failure(now, words::NETWORK_FAILED)
-                    }
-                    Answer::NoAnswer => {
-                        unreachable!("an attempt with no answer has no answer time")
-                    }
+                    action.handle_timeout(now);
                 }
             }
             _ => {
-                if matches!(action.phase(), Phase::InFlight { .. }) {
-                    in_flight = None; // aborted at its cap
+                let p = &mut players[i];
+                let policy = p.case.client_policy();
+                let block = ledger.poll_block(now, scope);
+                let action = ReadAction::start_under(now, policy, block, p.case.jitter_seed)
+                    .map_err(|e| p.err("policy", e.to_string()))?;
+                p.action = Some(action);
+            }
+        }
+        for (n, p) in players.iter_mut().enumerate() {
+            if let Some(action) = &p.action {
+                for e in &action.trace()[p.merged..] {
+                    merged.push((p.start + e.at, n, e.clone()));
                 }
-                action.handle_timeout(now);
+                p.merged = action.trace().len();
             }
         }
     }
-    Err(err(
-        "attempts",
-        format!("the replay did not settle within {bound} steps"),
-    ))
+    Err(CaseError {
+        case: scope.to_owned(),
+        field: "attempts".into(),
+        problem: format!("the replay did not settle within {bound} steps"),
+    })
+}
+
+/// The answer of player `i`'s attempt in flight arrives at `now`: the scope's ledger first, as
+/// the browser does, then every action that has started hears of a longer block, then the
+/// answering action decides.
+fn answer(players: &mut [Player], i: usize, now: Duration, scope: &str, ledger: &mut ScopeLedger) {
+    let case = players[i].case;
+    let (n, _) = players[i]
+        .in_flight
+        .take()
+        .expect("an answer time implies an attempt in flight");
+    let a = &case.attempts[n].answer;
+    let (status, body) = match a {
+        Answer::Response { status, body, .. } => (*status, body),
+        Answer::TransportFailure => {
+            if let Some(action) = &mut players[i].action {
+                action.handle_transport_failure(now, words::NETWORK_FAILED);
+            }
+            return;
+        }
+        Answer::NoAnswer => unreachable!("an attempt with no answer has no answer time"),
+    };
+    let mut response = Response::new(status);
+    response.retry_after = a.header("Retry-After").map(str::to_owned);
+    response.date = a.header("Date").map(str::to_owned);
+    for name in RateLimitFields::NAMES {
+        if let Some(v) = a.header(name) {
+            response.rate_limit.set(name, v);
+        }
+    }
+    let clock = case.wall_clock_at(now);
+    let trust = case.client_policy().trust_local_clock();
+    if let Some(block) = ledger.handle_response(now, scope, &response, clock, trust) {
+        for p in players.iter_mut() {
+            if let Some(action) = &mut p.action {
+                action.handle_scope_block(now, block);
+            }
+        }
+    }
+    let Some(action) = &mut players[i].action else {
+        return;
+    };
+    match read_body(status, body.as_ref(), case.policy.max_body_bytes()) {
+        Ok(()) => action.handle_response(now, &response, clock),
+        Err(problem) => action.handle_unreadable_response(now, &response, clock, problem),
+    }
 }
 
 /// A 2xx's body read as the browser reads it (the library's one body rule, [`BodyReader`]), as
@@ -397,5 +519,27 @@ pub fn timeline(r: &Replay) -> Vec<String> {
     }
     lines.push("  user sees:".into());
     lines.extend(r.report.message().into_iter().map(|l| format!("    {l}")));
+    lines
+}
+
+/// A readable timeline of a scope's replay: every event of every action in the order it
+/// happened, on the scope's clock, with the action's place (from 1); then what each user sees.
+pub fn scope_timeline(r: &ScopeReplay) -> Vec<String> {
+    let mut lines: Vec<String> = r
+        .merged
+        .iter()
+        .map(|(at, n, e)| {
+            format!(
+                "{:>7} s  [{}] {}",
+                seconds(*at, Precision::Exact),
+                n + 1,
+                e.event
+            )
+        })
+        .collect();
+    for (n, a) in r.actions.iter().enumerate() {
+        lines.push(format!("  user of [{}] sees:", n + 1));
+        lines.extend(a.report.message().into_iter().map(|l| format!("    {l}")));
+    }
     lines
 }

@@ -229,3 +229,27 @@ fn svg_draws_one_timeline_per_replayed_case() {
 
     assert_eq!(replay(&[SHIPPED, "--svg"]).status.code(), Some(2));
 }
+
+#[test]
+fn scopes_print_one_merged_timeline_and_each_actions_verdict() {
+    let o = replay(&["../tests/fixtures/scopes.json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.contains("== three-screens-one-429 (3 actions on one scope)"));
+    // The late screens start when the first one's 429 block ends, on the scope's clock.
+    for line in [
+        "     10.2 s  [1] attempt 2 started",
+        "     10.2 s  [2] attempt 1 started",
+        "     10.2 s  [3] attempt 1 started",
+    ] {
+        assert!(out.contains(line), "{line:?} not in\n{out}");
+    }
+    assert!(out.ends_with("9 cases and invalid fixtures: 9 as expected, 0 not\n"));
+    let o = replay(&["../tests/fixtures/scopes.json", "--json"]);
+    let all: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let second = &all[1];
+    assert_eq!(second["id"], "three-screens-one-429#2");
+    assert_eq!(second["scope"], "three-screens-one-429");
+    assert_eq!(second["start_s"], 1);
+    assert_eq!(second["starts_s"], serde_json::json!([9.2]));
+}

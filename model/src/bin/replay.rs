@@ -12,8 +12,8 @@ use std::process::ExitCode;
 
 use palette_list::budget::{seconds, Precision};
 use palette_list::timeline::Timeline;
-use palette_list_model::expect::{check_case, judge_invalid, InvalidVerdict};
-use palette_list_model::{timeline, Case, CaseError, Fixture};
+use palette_list_model::expect::{self, check_case, judge_invalid, InvalidVerdict};
+use palette_list_model::{scope_timeline, timeline, Case, CaseError, Fixture, ScopeCase};
 use serde_json::{json, Map, Value};
 
 const USAGE: &str = "usage: replay FILE [--json] [--svg DIR]";
@@ -147,8 +147,19 @@ fn check(parsed: &Result<Case, CaseError>) -> Checked {
     let picture = Timeline::from_trace(&checked.replay.trace, None)
         .map(|t| (case.id.clone(), t.to_svg(&case.id)));
     let ok = checked.passes();
-    let mut json = checked.json;
+    let mut json = checked.json.clone();
     json.insert("source".into(), json!(case.source));
+    report(&checked, &mut lines, &mut json);
+    Checked {
+        json,
+        lines,
+        ok,
+        picture,
+    }
+}
+
+/// Adds what a comparison found to a case's lines and JSON.
+fn report(checked: &expect::Checked, lines: &mut Vec<String>, json: &mut Map<String, Value>) {
     match &checked.compared {
         None => lines.push("   (no expect: nothing compared)".into()),
         Some(compared) => {
@@ -181,12 +192,52 @@ fn check(parsed: &Result<Case, CaseError>) -> Checked {
             }
         }
     }
-    Checked {
-        json,
-        lines,
-        ok,
-        picture,
+}
+
+/// A scope's actions, replayed together: one entry per action, the first with the merged
+/// timeline.
+fn check_scope_case(parsed: &Result<ScopeCase, CaseError>) -> Vec<Checked> {
+    let scope = match parsed {
+        Ok(s) => s,
+        Err(e) => return vec![refused(e, "REFUSED")],
+    };
+    let (played, checked) = match expect::check_scope(scope) {
+        Ok(r) => r,
+        Err(e) => return vec![refused(&e, "REFUSED")],
+    };
+    let mut lines = vec![format!(
+        "== {} ({} actions on one scope){}",
+        scope.id,
+        scope.actions.len(),
+        scope
+            .source
+            .as_ref()
+            .map(|s| format!(": {s}"))
+            .unwrap_or_default()
+    )];
+    lines.extend(
+        scope_timeline(&played)
+            .into_iter()
+            .map(|l| format!("   {l}")),
+    );
+    let mut all = Vec::new();
+    for (n, (c, action)) in checked.iter().zip(&scope.actions).enumerate() {
+        lines.push(format!("  [{}] {}", n + 1, action.case.id));
+        let mut json = c.json.clone();
+        json.insert("scope".into(), json!(scope.id));
+        json.insert(
+            "start_s".into(),
+            palette_list_model::fixture::seconds_to_json(action.start),
+        );
+        report(c, &mut lines, &mut json);
+        all.push(Checked {
+            json,
+            lines: std::mem::take(&mut lines),
+            ok: c.passes(),
+            picture: None,
+        });
     }
+    all
 }
 
 fn refused(e: &CaseError, label: &str) -> Checked {
@@ -204,6 +255,7 @@ fn refused(e: &CaseError, label: &str) -> Checked {
 
 fn results(fixture: &Fixture) -> Vec<Checked> {
     let mut all: Vec<Checked> = fixture.cases.iter().map(check).collect();
+    all.extend(fixture.scopes.iter().flat_map(check_scope_case));
     for inv in &fixture.invalid_fixtures {
         let verdict = judge_invalid(inv);
         let mut c = match &verdict {
