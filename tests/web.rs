@@ -438,7 +438,7 @@ async fn palettes_appear_with_their_swatches() {
 }
 
 #[wasm_bindgen_test]
-async fn try_again_is_a_new_action_with_a_fresh_budget() {
+async fn try_again_is_a_new_action_that_still_honours_the_apis_wait() {
     let (base, root, _mounted) = screen("wait-exceeds-budget").await;
     wait_for(Duration::from_secs(4), "the stop", || {
         text(&root, "stop-outcome")
@@ -449,17 +449,25 @@ async fn try_again_is_a_new_action_with_a_fresh_budget() {
     assert_eq!(server_saw(&base).await.len(), 1);
     click(&root, "retry");
     tick().await;
-    // The scenario lists one attempt, so the server refuses the second request with a 409:
-    // a new action, attempt 1 of 3 again, stopped under its own outcome.
+    // A new action, attempt 1 of 3 again, with a fresh 20 s budget; but the service asked
+    // every request to this API to wait 30 s, 27.5 of which remain, and the page's ledger
+    // remembers: it stops at once, before any request, and says why.
     let last = wait_for(Duration::from_secs(2), "the second stop", || {
-        text(&root, "stop-last-response").filter(|t| t.starts_with("Last response: 409"))
+        text(&root, "stop-last-response").filter(|t| t.contains("Attempts: 0 of 3"))
     })
     .await;
-    assert!(
-        last.starts_with("Last response: 409. Attempts: 1 of 3."),
-        "{last}"
+    assert_eq!(
+        last,
+        "Last response: none. Attempts: 0 of 3. Elapsed: 0 seconds."
     );
-    assert_eq!(server_saw(&base).await.len(), 2);
+    let detail = text(&root, "stop-detail").unwrap();
+    assert!(
+        detail.starts_with(
+            "The service asked every request to this API to wait, and that wait ends in 2"
+        ) && detail.ends_with("past this read's budget. No request was sent."),
+        "{detail}"
+    );
+    assert_eq!(server_saw(&base).await.len(), 1);
 }
 
 #[wasm_bindgen_test]
