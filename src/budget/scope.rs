@@ -11,7 +11,6 @@
 //! [`ReadAction`]: super::ReadAction
 //! [`ReadAction::handle_scope_block`]: super::ReadAction::handle_scope_block
 
-use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
 use super::action::Response;
@@ -72,14 +71,15 @@ pub struct ScopeState {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct ScopeLedger {
-    scopes: BTreeMap<String, ScopeState>,
+    /// A page reads a few APIs: a list, searched in order, is all it needs.
+    scopes: Vec<(String, ScopeState)>,
 }
 
 impl ScopeLedger {
     /// An empty ledger: every scope open.
     pub const fn new() -> Self {
         Self {
-            scopes: BTreeMap::new(),
+            scopes: Vec::new(),
         }
     }
 
@@ -143,18 +143,26 @@ impl ScopeLedger {
     /// The block an attempt starting at `now` on `scope` must wait for; `None` when the scope
     /// is open.
     pub fn poll_block(&self, now: Duration, scope: &str) -> Option<ScopeBlock> {
-        self.scopes
-            .get(scope)?
-            .block
-            .filter(|block| block.until > now)
+        self.find(scope)?.block.filter(|block| block.until > now)
     }
 
     /// What the ledger knows of `scope`.
     pub fn state(&self, scope: &str) -> ScopeState {
-        self.scopes.get(scope).copied().unwrap_or_default()
+        self.find(scope).copied().unwrap_or_default()
+    }
+
+    fn find(&self, scope: &str) -> Option<&ScopeState> {
+        self.scopes.iter().find(|(s, _)| s == scope).map(|(_, st)| st)
     }
 
     fn entry(&mut self, scope: &str) -> &mut ScopeState {
-        self.scopes.entry(scope.to_owned()).or_default()
+        let i = match self.scopes.iter().position(|(s, _)| s == scope) {
+            Some(i) => i,
+            None => {
+                self.scopes.push((scope.to_owned(), ScopeState::default()));
+                self.scopes.len() - 1
+            }
+        };
+        &mut self.scopes[i].1
     }
 }
