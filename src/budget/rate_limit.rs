@@ -220,9 +220,10 @@ fn reset_of(form: QuotaForm, v: &str, receipt: Option<SystemTime>) -> Result<Dur
 
 /// `RateLimit`: a List of policies, each with `r` (left) and optionally `t` (seconds to reset).
 fn structured(v: &str) -> Result<Quota, String> {
-    let list: sfv::List = sfv::Parser::new(v)
-        .parse()
-        .map_err(|e| format!("not a structured-field List ({e})"))?;
+    let list: sfv::List = sfv::Parser::new(v).parse().map_err(|e| match e.index() {
+        Some(at) => format!("not a structured-field List (at byte {at})"),
+        None => "not a structured-field List".to_owned(),
+    })?;
     let mut best: Option<Quota> = None;
     for entry in &list {
         let sfv::ListEntry::Item(item) = entry else {
@@ -357,6 +358,10 @@ mod tests {
             "{ignored:?}"
         );
         let (_, ignored) = quota(&[("RateLimit", "\"w\";r=0;t=3,,")]);
+        assert_eq!(
+            ignored,
+            ["RateLimit ignored: not a structured-field List (at byte 12)"]
+        );
         assert!(
             ignored[0].starts_with("RateLimit ignored: not a structured-field List"),
             "{ignored:?}"

@@ -78,9 +78,7 @@ pub struct ScopeLedger {
 impl ScopeLedger {
     /// An empty ledger: every scope open.
     pub const fn new() -> Self {
-        Self {
-            scopes: Vec::new(),
-        }
+        Self { scopes: Vec::new() }
     }
 
     /// A response arrived at `now` on `scope`. A `429` whose `Retry-After` is valid (and, for a
@@ -152,7 +150,10 @@ impl ScopeLedger {
     }
 
     fn find(&self, scope: &str) -> Option<&ScopeState> {
-        self.scopes.iter().find(|(s, _)| s == scope).map(|(_, st)| st)
+        self.scopes
+            .iter()
+            .find(|(s, _)| s == scope)
+            .map(|(_, st)| st)
     }
 
     fn entry(&mut self, scope: &str) -> &mut ScopeState {
