@@ -22,6 +22,14 @@
 //! the fetch and clears the timer; every end is explained, with the outcome and the last
 //! response kept apart. The whole contract is [`contract`].
 //!
+//! A rate limit belongs to the API, not to a screen: reads on one scope (by default the URL's
+//! origin; [`RetryPolicy::with_scope`] names another) share the page's
+//! [`ScopeLedger`](budget::ScopeLedger), and other tabs hear of its blocks. A `429`, or
+//! RateLimit fields that say nothing is left, hold back every read on the scope, which waits
+//! for the block's end if it fits its own budget and stops at once otherwise; identical reads
+//! share one action ([`RetryPolicy::with_coalescing`]); [`RetryPolicy::with_jitter`] spreads
+//! the reads a block held back.
+//!
 //! - [`budget`]: the pure core that decides start / wait / stop, with `now` passed in.
 //! - [`runtime`]: drives the core in the browser ([`use_budgeted_get`] for any JSON `GET`).
 //! - [`body`]: the one rule for reading a 2xx body (a size limit, then JSON, or where not).
