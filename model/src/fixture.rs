@@ -302,22 +302,23 @@ impl Fixture {
             root,
             bodies: &bodies,
         };
+        // Case and scope ids share one namespace: each names itself in the output and errors.
         let mut seen = HashSet::new();
+        let mut unique = |id: &str| {
+            if seen.insert(id.to_owned()) {
+                Ok(())
+            } else {
+                Err(CaseError {
+                    case: id.to_owned(),
+                    field: "id".into(),
+                    problem: "another case has the same id".into(),
+                })
+            }
+        };
         let mut parsed = Vec::new();
         for (i, raw) in cases.iter().enumerate() {
             let case = defaults.case(raw, &format!("cases[{i}]"));
-            let case = case.and_then(|c| {
-                if seen.insert(c.id.clone()) {
-                    Ok(c)
-                } else {
-                    Err(CaseError {
-                        case: c.id.clone(),
-                        field: "id".into(),
-                        problem: "another case has the same id".into(),
-                    })
-                }
-            });
-            parsed.push(case);
+            parsed.push(case.and_then(|c| unique(&c.id).map(|()| c)));
         }
         let mut invalid_fixtures = Vec::new();
         for (i, raw) in invalid.iter().enumerate() {
@@ -348,17 +349,7 @@ impl Fixture {
         let mut scopes = Vec::new();
         for (i, raw) in scope_list.iter().enumerate() {
             let scope = defaults.scope(raw, &format!("scopes[{i}]"));
-            scopes.push(scope.and_then(|s| {
-                if seen.insert(s.id.clone()) {
-                    Ok(s)
-                } else {
-                    Err(CaseError {
-                        case: s.id.clone(),
-                        field: "id".into(),
-                        problem: "another case has the same id".into(),
-                    })
-                }
-            }));
+            scopes.push(scope.and_then(|s| unique(&s.id).map(|()| s)));
         }
         Ok(Fixture {
             about,
@@ -404,6 +395,49 @@ impl Fields<'_> {
     }
 }
 
+/// A case or a scope: an object with a non-empty `id` and an optional `source` text. Until the
+/// id is known, an error names the entry by its place `at`; `what` names the whole entry.
+fn named<'v>(raw: &'v Value, at: &str, what: &str) -> Result<Named<'v>, CaseError> {
+    let fail = |case: &str, field: &str, problem: String| CaseError {
+        case: case.to_owned(),
+        field: field.to_owned(),
+        problem,
+    };
+    let obj = raw
+        .as_object()
+        .ok_or_else(|| fail(at, what, format!("must be an object, got {}", kind(raw))))?;
+    let id = match obj.get("id") {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        None => return Err(fail(at, "id", "is missing".into())),
+        Some(v) => {
+            return Err(fail(
+                at,
+                "id",
+                format!("must be a non-empty string, got {}", kind(v)),
+            ))
+        }
+    };
+    let source = match obj.get("source") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(v) => {
+            return Err(fail(
+                &id,
+                "source",
+                format!("must be a string, got {}", kind(v)),
+            ))
+        }
+    };
+    Ok(Named { obj, id, source })
+}
+
+/// What [`named`] reads.
+struct Named<'v> {
+    obj: &'v Map<String, Value>,
+    id: String,
+    source: Option<String>,
+}
+
 impl Defaults<'_> {
     /// A `scopes` entry: an `id`, an optional `source`, and `actions`, each a case without an
     /// `id` plus its `start_s`.
@@ -413,35 +447,7 @@ impl Defaults<'_> {
             field: field.to_owned(),
             problem,
         };
-        let obj = raw.as_object().ok_or_else(|| {
-            fail(
-                at,
-                "(scope)",
-                format!("must be an object, got {}", kind(raw)),
-            )
-        })?;
-        let id = match obj.get("id") {
-            Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            None => return Err(fail(at, "id", "is missing".into())),
-            Some(v) => {
-                return Err(fail(
-                    at,
-                    "id",
-                    format!("must be a non-empty string, got {}", kind(v)),
-                ))
-            }
-        };
-        let source = match obj.get("source") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(v) => {
-                return Err(fail(
-                    &id,
-                    "source",
-                    format!("must be a string, got {}", kind(v)),
-                ))
-            }
-        };
+        let Named { obj, id, source } = named(raw, at, "(scope)")?;
         let list = match obj.get("actions") {
             Some(Value::Array(a)) if !a.is_empty() => a,
             Some(Value::Array(_)) => return Err(fail(&id, "actions", "is empty".into())),
@@ -490,33 +496,11 @@ impl Defaults<'_> {
     }
 
     fn case(&self, raw: &Value, at: &str) -> Result<Case, CaseError> {
-        let obj = raw.as_object().ok_or_else(|| CaseError {
-            case: at.to_owned(),
-            field: "(case)".into(),
-            problem: format!("must be an object, got {}", kind(raw)),
-        })?;
-        let id = match obj.get("id") {
-            Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            other => {
-                return Err(CaseError {
-                    case: at.to_owned(),
-                    field: "id".into(),
-                    problem: match other {
-                        None => "is missing".into(),
-                        Some(v) => format!("must be a non-empty string, got {}", kind(v)),
-                    },
-                })
-            }
-        };
+        let Named { obj, id, source } = named(raw, at, "(case)")?;
         let f = Fields {
             case: id.clone(),
             obj,
             prefix: String::new(),
-        };
-        let source = match obj.get("source") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(v) => return Err(f.err("source", format!("must be a string, got {}", kind(v)))),
         };
         let policy = self.policy(&f)?;
         let request = self.request(&f)?;
