@@ -511,26 +511,12 @@ impl ReadAction {
             WaitReason::Fallback { .. } => self.jitter(wait, until),
             _ => Duration::ZERO,
         };
-        let (wait, until) = (wait + jitter, until + jitter);
+        let until = until + jitter;
         // The scope's block is read after the action's own wait, so it only ever lengthens it.
         if let Some(block) = self.scope_block.filter(|b| b.until > until) {
             return self.wait_for_scope(now, block);
         }
-        self.record(
-            now,
-            Event::WaitPlanned {
-                wait,
-                jitter,
-                reason: reason.clone(),
-                remaining: self.remaining(now),
-            },
-        );
-        self.phase = Phase::Waiting {
-            since: now,
-            until,
-            reason: reason.clone(),
-        };
-        self.pending = Some(Step::Wait { until, reason });
+        self.begin_wait(now, until, jitter, reason);
     }
 
     /// Whether an attempt starting at `start` (driver's clock) fits with its full cap.
@@ -567,11 +553,16 @@ impl ReadAction {
         };
         // Every read the block held back is released at its end: jitter spreads them.
         let jitter = self.jitter(wait, block.until);
-        let until = block.until + jitter;
+        self.begin_wait(now, block.until + jitter, jitter, reason);
+    }
+
+    /// Waits from `now` to `until` (`jitter` of it drawn at random), for `reason`: traced,
+    /// and given to the driver as its next step.
+    fn begin_wait(&mut self, now: Duration, until: Duration, jitter: Duration, reason: WaitReason) {
         self.record(
             now,
             Event::WaitPlanned {
-                wait: wait + jitter,
+                wait: until - now,
                 jitter,
                 reason: reason.clone(),
                 remaining: self.remaining(now),
