@@ -77,29 +77,40 @@ pub struct LimitedRequest {
 
 /// Every request that reached the limit at `base` (a [`new_limit`] prefix), in order.
 pub async fn limit_requests(base: &str) -> Result<Vec<LimitedRequest>, LiveError> {
+    requests_at(base, |r| {
+        Ok(LimitedRequest {
+            arrived: ms_field(r, "arrived_ms").ok_or(LiveError::Malformed("arrived_ms"))?,
+            collection: r["collection"]
+                .as_str()
+                .ok_or(LiveError::Malformed("collection"))?
+                .to_owned(),
+            status: r["status"]
+                .as_u64()
+                .and_then(|s| u16::try_from(s).ok())
+                .ok_or(LiveError::Malformed("status"))?,
+        })
+    })
+    .await
+}
+
+/// GETs the log at `base` (a run's or a limit's) and reads each of its `requests` with `one`.
+async fn requests_at<R>(
+    base: &str,
+    one: impl Fn(&Value) -> Result<R, LiveError>,
+) -> Result<Vec<R>, LiveError> {
     let r = gloo_net::http::Request::get(base).send().await?;
     let v: Value = r.json().await?;
-    let list = v["requests"]
+    v["requests"]
         .as_array()
-        .ok_or(LiveError::Malformed("requests"))?;
-    list.iter()
-        .map(|r| {
-            Ok(LimitedRequest {
-                arrived: r["arrived_ms"]
-                    .as_u64()
-                    .map(Duration::from_millis)
-                    .ok_or(LiveError::Malformed("arrived_ms"))?,
-                collection: r["collection"]
-                    .as_str()
-                    .ok_or(LiveError::Malformed("collection"))?
-                    .to_owned(),
-                status: r["status"]
-                    .as_u64()
-                    .and_then(|s| u16::try_from(s).ok())
-                    .ok_or(LiveError::Malformed("status"))?,
-            })
-        })
+        .ok_or(LiveError::Malformed("requests"))?
+        .iter()
+        .map(one)
         .collect()
+}
+
+/// A number of milliseconds in `r` under `key`, as a duration.
+fn ms_field(r: &Value, key: &str) -> Option<Duration> {
+    r[key].as_u64().map(Duration::from_millis)
 }
 
 /// One request of a run, as the server saw it.
@@ -122,29 +133,22 @@ pub struct ServerRequest {
 
 /// Every request that reached the server in the run at `base` (a [`new_run`] prefix).
 pub async fn server_requests(base: &str) -> Result<Vec<ServerRequest>, LiveError> {
-    let r = gloo_net::http::Request::get(base).send().await?;
-    let v: Value = r.json().await?;
-    let list = v["requests"]
-        .as_array()
-        .ok_or(LiveError::Malformed("requests"))?;
-    list.iter()
-        .map(|r| {
-            let ms = |k: &str| r[k].as_u64().map(Duration::from_millis);
-            Ok(ServerRequest {
-                n: r["n"].as_u64().ok_or(LiveError::Malformed("n"))?,
-                arrived: ms("arrived_ms").ok_or(LiveError::Malformed("arrived_ms"))?,
-                ended: ms("ended_ms"),
-                state: r["state"]
-                    .as_str()
-                    .ok_or(LiveError::Malformed("state"))?
-                    .to_owned(),
-                status: r["status"].as_u64().and_then(|s| u16::try_from(s).ok()),
-                body_bytes: r["body_bytes"]
-                    .as_u64()
-                    .ok_or(LiveError::Malformed("body_bytes"))?,
-            })
+    requests_at(base, |r| {
+        Ok(ServerRequest {
+            n: r["n"].as_u64().ok_or(LiveError::Malformed("n"))?,
+            arrived: ms_field(r, "arrived_ms").ok_or(LiveError::Malformed("arrived_ms"))?,
+            ended: ms_field(r, "ended_ms"),
+            state: r["state"]
+                .as_str()
+                .ok_or(LiveError::Malformed("state"))?
+                .to_owned(),
+            status: r["status"].as_u64().and_then(|s| u16::try_from(s).ok()),
+            body_bytes: r["body_bytes"]
+                .as_u64()
+                .ok_or(LiveError::Malformed("body_bytes"))?,
         })
-        .collect()
+    })
+    .await
 }
 
 /// Stages what `case` says the user and the browser do, against a live `read`, for as long as
