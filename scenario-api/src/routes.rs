@@ -123,12 +123,7 @@ async fn new_run(
             ))
         }
     };
-    let Some(id) = q.get("scenario") else {
-        return Err(error(
-            StatusCode::BAD_REQUEST,
-            "query parameter scenario is missing",
-        ));
-    };
+    let id = required(&q, "scenario")?;
     let Some(case) = s.find(id) else {
         return Err(error(
             StatusCode::NOT_FOUND,
@@ -172,11 +167,22 @@ async fn list_runs(State(s): State<Scenarios>) -> Response {
     axum::Json(list).into_response()
 }
 
-fn run_id(raw: &str) -> Result<u64, ApiError> {
+/// The number of a run or a limit (`what`), from its path segment.
+fn number_of(what: &str, raw: &str) -> Result<u64, ApiError> {
     raw.parse().map_err(|_| {
         error(
             StatusCode::BAD_REQUEST,
-            format!("run {raw:?} is not a run number"),
+            format!("{what} {raw:?} is not a {what} number"),
+        )
+    })
+}
+
+/// A query parameter the route cannot do without.
+fn required<'q>(q: &'q HashMap<String, String>, name: &str) -> Result<&'q String, ApiError> {
+    q.get(name).ok_or_else(|| {
+        error(
+            StatusCode::BAD_REQUEST,
+            format!("query parameter {name} is missing"),
         )
     })
 }
@@ -185,7 +191,7 @@ async fn run_report(
     State(s): State<Scenarios>,
     Path(run): Path<String>,
 ) -> Result<Response, ApiError> {
-    let run = run_id(&run)?;
+    let run = number_of("run", &run)?;
     let runs = s.inner.runs.lock().unwrap();
     let Some(r) = runs.by_id.get(&run) else {
         return Err(error(StatusCode::NOT_FOUND, format!("no run {run}")));
@@ -221,7 +227,7 @@ async fn palettes(
     OriginalUri(uri): OriginalUri,
     request_headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let run = run_id(&run)?;
+    let run = number_of("run", &run)?;
     let q = query(raw.as_deref(), &["collection"])?;
     let now = Instant::now();
     let (case, index, zero, expose, body_sent) = {
@@ -242,12 +248,7 @@ async fn palettes(
             }
         }
         let case = s.case(r.case);
-        let Some(collection) = q.get("collection") else {
-            return Err(error(
-                StatusCode::BAD_REQUEST,
-                "query parameter collection is missing",
-            ));
-        };
+        let collection = required(&q, "collection")?;
         if let Some(serves) = case.request.query.get("collection") {
             if serves != collection {
                 return Err(error(
@@ -328,13 +329,11 @@ async fn palettes(
     Ok(response)
 }
 
-/// A whole number from the query, at least `min`, named in the error if it is not one.
-fn whole(q: &HashMap<String, String>, name: &str, min: u32) -> Result<Option<u32>, ApiError> {
-    let Some(v) = q.get(name) else {
-        return Ok(None);
-    };
+/// Query parameter `name`'s value `v` as a whole number, at least `min`, or an error that
+/// names it.
+fn whole(name: &str, v: &str, min: u32) -> Result<u32, ApiError> {
     match v.parse::<u32>() {
-        Ok(n) if n >= min => Ok(Some(n)),
+        Ok(n) if n >= min => Ok(n),
         _ => Err(error(
             StatusCode::BAD_REQUEST,
             format!("{name}={v:?}: give a whole number, at least {min}"),
@@ -347,15 +346,12 @@ async fn new_limit(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
     let q = query(raw.as_deref(), &["quota", "window_s", "spent"])?;
-    let missing = |name| {
-        error(
-            StatusCode::BAD_REQUEST,
-            format!("query parameter {name} is missing"),
-        )
+    let quota = whole("quota", required(&q, "quota")?, 1)?;
+    let window_s = whole("window_s", required(&q, "window_s")?, 1)?;
+    let spent = match q.get("spent") {
+        Some(v) => whole("spent", v, 0)?,
+        None => 0,
     };
-    let quota = whole(&q, "quota", 1)?.ok_or_else(|| missing("quota"))?;
-    let window_s = whole(&q, "window_s", 1)?.ok_or_else(|| missing("window_s"))?;
-    let spent = whole(&q, "spent", 0)?.unwrap_or(0);
     if spent > quota {
         return Err(error(
             StatusCode::BAD_REQUEST,
@@ -376,20 +372,11 @@ async fn new_limit(
         .into_response())
 }
 
-fn limit_id(raw: &str) -> Result<u64, ApiError> {
-    raw.parse().map_err(|_| {
-        error(
-            StatusCode::BAD_REQUEST,
-            format!("limit {raw:?} is not a limit number"),
-        )
-    })
-}
-
 async fn limit_log(
     State(s): State<Scenarios>,
     Path(limit): Path<String>,
 ) -> Result<Response, ApiError> {
-    let id = limit_id(&limit)?;
+    let id = number_of("limit", &limit)?;
     let limits = s.inner.limits.lock().unwrap();
     let Some(l) = limits.by_id.get(&id) else {
         return Err(error(StatusCode::NOT_FOUND, format!("no limit {id}")));
@@ -416,14 +403,9 @@ async fn limited_palettes(
     Path(limit): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let id = limit_id(&limit)?;
+    let id = number_of("limit", &limit)?;
     let q = query(raw.as_deref(), &["collection"])?;
-    let Some(collection) = q.get("collection") else {
-        return Err(error(
-            StatusCode::BAD_REQUEST,
-            "query parameter collection is missing",
-        ));
-    };
+    let collection = required(&q, "collection")?;
     let Some(body) = s.inner.bodies.get(collection) else {
         let names: Vec<&str> = s.inner.bodies.keys().map(String::as_str).collect();
         return Err(error(
