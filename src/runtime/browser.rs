@@ -214,9 +214,7 @@ impl<T: 'static> Shared<T> {
         }
         match &*self.run.borrow() {
             None => self.owned.get() == 0,
-            Some(run) => run
-                .try_borrow()
-                .map_or(true, |run| *run.action.phase() != Phase::Stopped),
+            Some(run) => running(run),
         }
     }
 }
@@ -283,6 +281,13 @@ struct Run<T> {
     data: Option<T>,
 }
 
+/// Whether an action is still loading or waiting. One that is busy deciding (its state
+/// borrowed) is running.
+fn running<T>(run: &RefCell<Run<T>>) -> bool {
+    run.try_borrow()
+        .map_or(true, |run| *run.action.phase() != Phase::Stopped)
+}
+
 fn start<T>(shared: &Rc<Shared<T>>)
 where
     T: Clone + Send + Sync + 'static,
@@ -338,10 +343,7 @@ where
     }
 
     fn running(&self) -> bool {
-        self.run.upgrade().is_some_and(|run| {
-            run.try_borrow()
-                .map_or(true, |run| *run.action.phase() != Phase::Stopped)
-        })
+        self.run.upgrade().is_some_and(|run| running(&run))
     }
 }
 
