@@ -116,7 +116,8 @@ fn SharedApi(
             seen.len() - refused
         )
     };
-    let ledger = move || {
+    // Read once a tick, for the three lines that show it.
+    let ledger = Memo::new(move |_| {
         let at = clock.get();
         let state = scope_state(SCOPE);
         let next = match state.block.filter(|b| b.until > at) {
@@ -135,7 +136,7 @@ fn SharedApi(
             None => "Quota left: not said yet.".to_owned(),
         };
         (next, remaining, format!("429s seen: {}.", state.refusals))
-    };
+    });
     let base_for_lists = StoredValue::new(base);
     view! {
         <div class="screen shared-api">
@@ -155,9 +156,9 @@ fn SharedApi(
             </div>
             <aside class="counts">
                 <p data-testid="server-count">{server_count}</p>
-                <p data-testid="ledger-next">{move || ledger().0}</p>
-                <p data-testid="ledger-remaining">{move || ledger().1}</p>
-                <p data-testid="ledger-refusals">{move || ledger().2}</p>
+                <p data-testid="ledger-next">{move || ledger.with(|l| l.0.clone())}</p>
+                <p data-testid="ledger-remaining">{move || ledger.with(|l| l.1.clone())}</p>
+                <p data-testid="ledger-refusals">{move || ledger.with(|l| l.2.clone())}</p>
             </aside>
             <div class="lists">
                 <For each=move || screens.get() key=|(id, _)| *id let((id, collection))>
