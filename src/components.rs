@@ -107,6 +107,9 @@ where
             words::attempt_status(attempt, of),
         )),
         ReadState::Refused(error) => EitherOf4::A(line("stop", "refused", words::refused(&error))),
+        ReadState::Queued { next, of, limit } => {
+            EitherOf4::A(line("status", "queued", words::queued(next, of, limit)))
+        }
         ReadState::Waiting {
             next,
             of,
@@ -160,6 +163,11 @@ fn summary<T>(state: &ReadState<T>) -> words::Said {
             next: *next,
             of: *of,
             reason: reason.clone(),
+        },
+        ReadState::Queued { next, of, limit } => words::Said::Queued {
+            next: *next,
+            of: *of,
+            limit: *limit,
         },
         ReadState::Loaded { report, .. } | ReadState::Stopped(report) => {
             words::Said::Stopped(report.message())

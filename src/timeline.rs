@@ -162,7 +162,10 @@ impl Timeline {
         for e in trace {
             let at = e.at;
             match &e.event {
-                Event::ActionStarted { .. } | Event::ResponseDropped { .. } => {}
+                // A queued attempt's time shows as the gap before its bar.
+                Event::ActionStarted { .. }
+                | Event::ResponseDropped { .. }
+                | Event::Queued { .. } => {}
                 Event::AttemptStarted { attempt } => t.attempts.push(AttemptBar {
                     number: *attempt,
                     start: at,

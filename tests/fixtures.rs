@@ -89,8 +89,8 @@ fn answers_as_real_apis_send_them_replay() {
 
 #[test]
 fn several_actions_on_one_scope_replay_to_their_expects() {
-    // Four scopes, nine actions.
-    assert_eq!(check_all(SCOPES), 9);
+    // Seven scopes, sixteen actions (three scopes with an in-flight limit).
+    assert_eq!(check_all(SCOPES), 16);
 }
 
 #[test]
@@ -122,6 +122,21 @@ fn a_scope_is_refused_with_the_field_that_is_wrong() {
         (
             r#"[{"id": "s", "actions": [{"start_s": 1, "attempts": []}]}]"#.to_owned(),
             "case s#1, attempts: is empty: the first attempt always starts",
+        ),
+        (
+            format!(
+                r#"[{{"id": "s", "actions": [{{"start_s": 0, "attempts": {attempt},
+                    "policy": {{"in_flight_limit": 0}}}}]}}]"#
+            ),
+            "case s#1, policy: in_flight_limit is 0: at least one request must be allowed in \
+             flight",
+        ),
+        (
+            format!(
+                r#"[{{"id": "s", "actions": [{{"start_s": 0, "attempts": {attempt},
+                    "policy": {{"in_flight_limit": "two"}}}}]}}]"#
+            ),
+            "case s#1, policy.in_flight_limit: must be a whole number of requests, got \"two\"",
         ),
     ] {
         let fixture = Fixture::parse(&file(&scopes)).unwrap();

@@ -29,7 +29,7 @@ fn example(outcome: Outcome) -> StopReport {
             note: None,
         }),
         requested_delay: None,
-        scope_wait: None,
+        held_back: None,
         request_time: Duration::from_secs(2),
         waited_time: Duration::ZERO,
         stopped_while: StoppedWhile::Deciding,

@@ -19,6 +19,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("receipts_s", Kind::SecondsList),
     ("receipt_wall_clock", Kind::DateList),
     ("waits_s", Kind::SecondsList),
+    ("queued_s", Kind::SecondsList),
     ("remaining_at_receipt_s", Kind::SecondsList),
     ("request_s", Kind::Seconds),
     ("waited_s", Kind::Seconds),

@@ -640,20 +640,25 @@ impl Defaults<'_> {
                 )
             })?,
         };
-        // (Extension) jitter on the waits the client chooses; absent, off.
-        let jitter = match merged.get("jitter_percent") {
-            None | Some(Value::Null) => 0,
+        // (Extensions) a whole number, or absent.
+        let whole = |key: &str, unit: &str| match merged.get(key) {
+            None | Some(Value::Null) => Ok(None),
             Some(v) => v
                 .as_u64()
-                .and_then(|p| u32::try_from(p).ok())
+                .and_then(|n| u32::try_from(n).ok())
+                .map(Some)
                 .ok_or_else(|| {
                     f.err(
-                        "policy.jitter_percent",
-                        format!("must be a whole number of percent, got {v}"),
+                        &format!("policy.{key}"),
+                        format!("must be a whole number of {unit}, got {v}"),
                     )
-                })?,
+                }),
         };
-        let policy = RetryPolicy::new()
+        // Jitter on the waits the client chooses; absent, off.
+        let jitter = whole("jitter_percent", "percent")?.unwrap_or(0);
+        // The most requests to the scope in flight at once; absent, no limit.
+        let in_flight = whole("in_flight_limit", "requests")?;
+        let mut policy = RetryPolicy::new()
             .with_jitter(jitter)
             .with_max_body_bytes(max_body_bytes)
             .with_budget(budget)
@@ -662,6 +667,9 @@ impl Defaults<'_> {
             .with_retry_statuses(set)
             .with_min_wait(min_wait)
             .with_fallback_waits(fallback);
+        if let Some(n) = in_flight {
+            policy = policy.with_in_flight_limit(n);
+        }
         policy.validate().map_err(|e| f.err("policy", e))?;
         Ok(policy)
     }

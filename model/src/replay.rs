@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use palette_list::body::BodyReader;
 use palette_list::budget::{
     is_success, seconds, words, BodyProblem, ClockSource, DropReason, Event, Failure, HeaderNote,
-    Phase, Precision, RateLimitFields, ReadAction, Response, ScopeLedger, Step, StopReport,
+    Phase, Place, Precision, RateLimitFields, ReadAction, Response, ScopeLedger, Step, StopReport,
     TraceEvent, WaitReason,
 };
 use palette_list::palettes::PaletteCollection;
@@ -73,6 +73,26 @@ impl Replay {
         waits
     }
 
+    /// Time each attempt spent queued for a place in flight: from queueing to its start, or to
+    /// the stop that ended the queue.
+    pub fn queued(&self) -> Vec<Duration> {
+        let mut queued = Vec::new();
+        let mut since = None;
+        for (at, e) in self.events() {
+            match e {
+                Event::Queued { .. } => since = Some(at),
+                // A block learned in the queue ends the queueing with a wait.
+                Event::AttemptStarted { .. } | Event::WaitPlanned { .. } | Event::Stopped(_) => {
+                    if let Some(s) = since.take() {
+                        queued.push(at - s);
+                    }
+                }
+                _ => {}
+            }
+        }
+        queued
+    }
+
     /// What each retryable response's `Retry-After` lacked, in order.
     pub fn header_notes(&self) -> Vec<&HeaderNote> {
         self.events()
@@ -107,6 +127,7 @@ impl Replay {
             ),
         );
         m.insert("waits_s".into(), list(self.waits()));
+        m.insert("queued_s".into(), list(self.queued()));
         m.insert(
             "remaining_at_receipt_s".into(),
             list(
@@ -189,6 +210,8 @@ struct Player<'c> {
     in_flight: Option<(usize, Option<Duration>)>,
     leave: Option<Duration>,
     waits: usize,
+    /// Where it stands with the scope's places in flight.
+    place: Place,
     /// Trace events already merged.
     merged: usize,
 }
@@ -222,6 +245,8 @@ impl<'c> Player<'c> {
                 self.in_flight = Some((i, attempt.duration.map(|d| now + d)));
             }
             Some(Step::Wait { .. }) => self.waits += 1,
+            // The scope's queue is the ledger's: `settle` takes it there.
+            Some(Step::Queue { .. }) => {}
             Some(Step::Stop(_)) => self.leave = None,
             None => {}
         }
@@ -262,6 +287,7 @@ fn play(scope: &str, actions: &[(Duration, &Case)]) -> Result<ScopeReplay, CaseE
             in_flight: None,
             leave: case.user_leaves_at.map(|l| start + l),
             waits: 0,
+            place: Place::Out,
             merged: 0,
         })
         .collect();
@@ -276,6 +302,7 @@ fn play(scope: &str, actions: &[(Duration, &Case)]) -> Result<ScopeReplay, CaseE
         for p in &mut players {
             p.take_step(now)?;
         }
+        settle(&mut players, now, scope, &mut ledger)?;
         let next = players
             .iter()
             .enumerate()
@@ -343,6 +370,33 @@ fn play(scope: &str, actions: &[(Duration, &Case)]) -> Result<ScopeReplay, CaseE
         field: "attempts".into(),
         problem: format!("the replay did not settle within {bound} steps"),
     })
+}
+
+/// Brings the scope's ledger in line with every action's phase, then grants the places in
+/// flight it releases, in the order the actions queued, as the browser's page does.
+fn settle(
+    players: &mut [Player],
+    now: Duration,
+    scope: &str,
+    ledger: &mut ScopeLedger,
+) -> Result<(), CaseError> {
+    for (ticket, p) in players.iter_mut().enumerate() {
+        if let Some(action) = &p.action {
+            p.place = ledger.handle_phase(scope, ticket as u64, action.phase(), p.place);
+        }
+    }
+    while let Some(ticket) = ledger.poll_slot(now, scope) {
+        let p = &mut players[ticket as usize];
+        p.place = Place::InFlight;
+        if let Some(action) = &mut p.action {
+            action.handle_slot(now);
+        }
+        p.take_step(now)?;
+        if let Some(action) = &p.action {
+            p.place = ledger.handle_phase(scope, ticket, action.phase(), p.place);
+        }
+    }
+    Ok(())
 }
 
 /// The answer of player `i`'s attempt in flight arrives at `now`: the scope's ledger first, as
@@ -473,6 +527,10 @@ fn event_json(t: &TraceEvent) -> Value {
                 "detail": reason.to_string(),
                 "remaining_s": sec_json(*remaining),
             }),
+        ),
+        Event::Queued { attempt, limit } => (
+            "queued",
+            json!({ "attempt": attempt, "in_flight_limit": limit }),
         ),
         Event::TimerWoke { late } => ("timer_woke", json!({ "late_s": sec_json(*late) })),
         Event::ResponseDropped { status, reason } => (

@@ -4,7 +4,7 @@ use std::time::{Duration, SystemTime};
 
 use super::policy::{is_success, PolicyError, RetryPolicy};
 use super::rate_limit::RateLimitFields;
-use super::report::{BodyProblem, LastResponse, Outcome, StopReport, StoppedWhile};
+use super::report::{BodyProblem, HeldBack, LastResponse, Outcome, StopReport, StoppedWhile};
 use super::retry_after::{parse_retry_after, receipt_clock, HeaderNote, RetryAfter};
 use super::scope::ScopeBlock;
 use super::trace::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};
@@ -76,6 +76,19 @@ pub enum Step {
         /// When its cap runs out (also what `poll_timeout` returns while it is in flight).
         deadline: Duration,
     },
+    /// Queue for a place among the scope's requests in flight (the policy's
+    /// [`in_flight_limit`](super::RetryPolicy::in_flight_limit); see
+    /// [`ScopeLedger::handle_queue`](super::ScopeLedger::handle_queue)). Call `handle_slot` when
+    /// the place is granted, and `handle_timeout` at `latest`: the last start at which the
+    /// attempt fits the budget with its full cap.
+    Queue {
+        /// The attempt that queues.
+        number: u32,
+        /// The last moment it may start.
+        latest: Duration,
+        /// The most requests to the scope in flight beside which it may start.
+        limit: u32,
+    },
     /// Send nothing until `until`, then call `handle_timeout`.
     Wait {
         /// The planned wake.
@@ -107,6 +120,15 @@ pub enum Phase {
         until: Duration,
         /// Why.
         reason: WaitReason,
+    },
+    /// Queued for a place among the scope's requests in flight.
+    Queued {
+        /// When it queued (driver's clock).
+        since: Duration,
+        /// The last start at which the attempt fits (driver's clock).
+        latest: Duration,
+        /// The most requests to the scope in flight beside which it may start.
+        limit: u32,
     },
     /// Over; the report says how.
     Stopped,
@@ -325,6 +347,16 @@ impl ReadAction {
                 started,
                 deadline,
             } if now >= deadline => self.time_out(now, attempt, started),
+            Phase::Queued {
+                since,
+                latest,
+                limit,
+            } if now >= latest => {
+                self.waited_time += now - since;
+                self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Waiting, |r| {
+                    r.held_back = Some(HeldBack::Queued { limit });
+                });
+            }
             Phase::Waiting { since, until, .. } if now >= until => {
                 self.waited_time += now - since;
                 self.record(now, Event::TimerWoke { late: now - until });
@@ -345,10 +377,23 @@ impl ReadAction {
         }
     }
 
+    /// The place in flight the action queued for is granted at `now`: its attempt starts.
+    /// Nothing happens unless it is queued; a grant after `latest` (a driver that missed the
+    /// timer) stops it instead, as [`handle_timeout`](Self::handle_timeout) would have.
+    pub fn handle_slot(&mut self, now: Duration) {
+        if let Phase::Queued { since, latest, .. } = self.phase {
+            if now > latest {
+                return self.handle_timeout(now);
+            }
+            self.waited_time += now - since;
+            self.start_attempt(now);
+        }
+    }
+
     /// The action's scope is blocked until `block.until` (a `429` to another action on the
     /// same API, or to this one; see [`ScopeLedger`](super::ScopeLedger)). A block never
     /// shortens anything: one that ends sooner than what the action knows changes nothing. A
-    /// wait that would end inside the block now ends with it if the next attempt still fits
+    /// wait that would end inside the block (or a queued attempt) now ends with it if the next attempt still fits
     /// the budget there with its full cap, and otherwise the action stops at once as
     /// `budget_exhausted`. An attempt in flight is not touched; the block holds the next one.
     pub fn handle_scope_block(&mut self, now: Duration, block: ScopeBlock) {
@@ -356,11 +401,15 @@ impl ReadAction {
             return;
         }
         self.scope_block = Some(block);
-        if let Phase::Waiting { since, until, .. } = self.phase {
-            if block.until > until {
-                self.waited_time += now.saturating_sub(since);
-                self.wait_for_scope(now, block);
-            }
+        let (since, ends) = match self.phase {
+            Phase::Waiting { since, until, .. } => (since, until),
+            // A queued attempt leaves the queue: it could only start inside the block.
+            Phase::Queued { since, .. } => (since, now),
+            _ => return,
+        };
+        if block.until > ends {
+            self.waited_time += now.saturating_sub(since);
+            self.wait_for_scope(now, block);
         }
     }
 
@@ -372,7 +421,7 @@ impl ReadAction {
                 self.request_time += now.saturating_sub(started);
                 self.stop(now, Outcome::UserLeft, StoppedWhile::InFlight);
             }
-            Phase::Waiting { since, .. } => {
+            Phase::Waiting { since, .. } | Phase::Queued { since, .. } => {
                 self.waited_time += now.saturating_sub(since);
                 self.stop(now, Outcome::UserLeft, StoppedWhile::Waiting);
             }
@@ -385,12 +434,13 @@ impl ReadAction {
         self.pending.take()
     }
 
-    /// When to call [`handle_timeout`](Self::handle_timeout): the wait's end, or the cap of
-    /// the attempt in flight. `None` once stopped.
+    /// When to call [`handle_timeout`](Self::handle_timeout): the wait's end, the cap of the
+    /// attempt in flight, or the last start of a queued one. `None` once stopped.
     pub fn poll_timeout(&self) -> Option<Duration> {
         match self.phase {
             Phase::InFlight { deadline, .. } => Some(deadline),
             Phase::Waiting { until, .. } => Some(until),
+            Phase::Queued { latest, .. } => Some(latest),
             Phase::Stopped => None,
         }
     }
@@ -530,12 +580,42 @@ impl ReadAction {
         self.policy.budget().saturating_sub(self.elapsed(now))
     }
 
-    /// The gate's last step before a start at `now`: the scope's block, if it still runs.
+    /// The gate's last steps before a start at `now`: the scope's block, if it still runs, then
+    /// the scope's queue, if the policy limits the requests in flight.
     fn start_or_wait_for_scope(&mut self, now: Duration) {
-        match self.scope_block.filter(|b| b.until > now) {
-            Some(block) => self.wait_for_scope(now, block),
-            None => self.start_attempt(now),
+        match (
+            self.scope_block.filter(|b| b.until > now),
+            self.policy.in_flight_limit(),
+        ) {
+            (Some(block), _) => self.wait_for_scope(now, block),
+            (None, Some(limit)) => self.queue(now, limit),
+            (None, None) => self.start_attempt(now),
         }
+    }
+
+    /// Queues the next attempt at `now` for one of the scope's `limit` places in flight, until
+    /// the last start that fits.
+    fn queue(&mut self, now: Duration, limit: u32) {
+        let number = self.attempts + 1;
+        // The gate has just checked that a start at `now` fits, so `latest` is not before it.
+        let latest = self.origin + (self.policy.budget() - self.policy.attempt_cap());
+        self.record(
+            now,
+            Event::Queued {
+                attempt: number,
+                limit,
+            },
+        );
+        self.phase = Phase::Queued {
+            since: now,
+            latest,
+            limit,
+        };
+        self.pending = Some(Step::Queue {
+            number,
+            latest,
+            limit,
+        });
     }
 
     /// Waits from `now` to the end of `block` if the next attempt fits there; stops otherwise.
@@ -543,7 +623,10 @@ impl ReadAction {
         let wait = block.until - now;
         if !self.fits(block.until) {
             return self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Deciding, |r| {
-                r.scope_wait = Some((wait, block.why));
+                r.held_back = Some(HeldBack::Blocked {
+                    wait,
+                    why: block.why,
+                });
             });
         }
         let reason = WaitReason::ScopeBlocked {
@@ -658,7 +741,7 @@ impl ReadAction {
             max_attempts: self.policy.max_attempts(),
             last_response: self.last_response.clone(),
             requested_delay: None,
-            scope_wait: None,
+            held_back: None,
             request_time: self.request_time,
             waited_time: self.waited_time,
             stopped_while,

@@ -12,7 +12,7 @@
 //! | `http_date` | [`HttpDate`]: the three HTTP-date forms, any year, RFC 850's century |
 //! | `action` | [`ReadAction`]: the state machine |
 //! | `rate_limit` | [`RateLimitFields`]: what is left of a scope's quota, and when it resets |
-//! | `scope` | [`ScopeLedger`]: what every request to one API has been told, shared |
+//! | `scope` | [`ScopeLedger`]: what every request to one API has been told, and its queue |
 //! | `trace` | [`Event`]: what the trace records, and how each event reads |
 //! | `report` | [`StopReport`]: how an action ended, apart from its last response |
 //! | `words` | every sentence the user reads |
@@ -39,10 +39,10 @@ pub use policy::{
     DEFAULT_MAX_BODY_BYTES,
 };
 pub use rate_limit::{IgnoredField, Quota, QuotaForm, RateLimitFields};
-pub use report::{BodyProblem, LastResponse, Outcome, StopReport, StoppedWhile};
+pub use report::{BodyProblem, HeldBack, LastResponse, Outcome, StopReport, StoppedWhile};
 pub use retry_after::{
     parse_date_header, parse_retry_after, receipt_clock, HeaderNote, InvalidRetryAfter, RetryAfter,
 };
-pub use scope::{blocks_scope, BlockWhy, ScopeBlock, ScopeLedger, ScopeState};
+pub use scope::{blocks_scope, BlockWhy, Place, ScopeBlock, ScopeLedger, ScopeState};
 pub use seconds::{next_change, seconds, Precision};
 pub use trace::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};

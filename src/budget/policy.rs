@@ -113,6 +113,7 @@ pub struct RetryPolicy {
     scope: Option<Cow<'static, str>>,
     jitter_percent: u32,
     coalesce: bool,
+    in_flight_limit: Option<u32>,
 }
 
 impl RetryPolicy {
@@ -130,6 +131,7 @@ impl RetryPolicy {
             scope: None,
             jitter_percent: 0,
             coalesce: true,
+            in_flight_limit: None,
         }
     }
 
@@ -205,6 +207,17 @@ impl RetryPolicy {
         self
     }
 
+    /// At most `n` requests to this read's scope in flight at once (default: no limit): an
+    /// attempt that would be one more queues behind the attempts that queued before it on the
+    /// scope, and starts when one of those in flight ends. Its turn must come while the attempt
+    /// still fits the budget with its full cap; otherwise the action stops as
+    /// `budget_exhausted`, with no request sent. Reads on the scope without a limit are not
+    /// held, but their requests count. At least 1.
+    pub const fn with_in_flight_limit(mut self, n: u32) -> Self {
+        self.in_flight_limit = Some(n);
+        self
+    }
+
     /// The name of the rate limit this read shares with others (see
     /// [`ScopeLedger`](super::ScopeLedger)), e.g. an account: `"account:ops"`. Default: the
     /// API's origin, so every read of one API on the page shares one limit. Not `const`: the
@@ -252,6 +265,12 @@ impl RetryPolicy {
     /// Whether identical reads share one action.
     pub const fn coalesce(&self) -> bool {
         self.coalesce
+    }
+
+    /// The most requests to the scope in flight at once before this read queues; `None`: no
+    /// limit.
+    pub const fn in_flight_limit(&self) -> Option<u32> {
+        self.in_flight_limit
     }
 
     /// The jitter, in percent of a wait the client chooses (0: off).
@@ -304,6 +323,9 @@ impl RetryPolicy {
         }
         if self.scope.as_deref().is_some_and(|s| s.trim().is_empty()) {
             return Err(PolicyError::BlankScope);
+        }
+        if self.in_flight_limit == Some(0) {
+            return Err(PolicyError::NoneInFlight);
         }
         if let Some(status) = self.retry_statuses.out_of_range {
             return Err(PolicyError::NotAStatus(status));
@@ -416,6 +438,9 @@ pub enum PolicyError {
     /// The scope's name is empty or only spaces.
     #[error("scope is blank: name the rate limit this read shares, or leave it to the origin")]
     BlankScope,
+    /// An in-flight limit of 0.
+    #[error("in_flight_limit is 0: at least one request must be allowed in flight")]
+    NoneInFlight,
     /// A retry status outside 100–599.
     #[error("retry status {0} is not an HTTP status (100-599)")]
     NotAStatus(u16),
@@ -490,6 +515,16 @@ mod tests {
         assert_eq!(p.jitter_percent(), 0);
         assert!(p.coalesce());
         assert!(!p.clone().with_coalescing(false).coalesce());
+        assert_eq!(p.in_flight_limit(), None);
+        assert_eq!(p.clone().with_in_flight_limit(2).in_flight_limit(), Some(2));
+        assert_eq!(
+            p.clone()
+                .with_in_flight_limit(0)
+                .validate()
+                .unwrap_err()
+                .to_string(),
+            "in_flight_limit is 0: at least one request must be allowed in flight"
+        );
         assert!(p.clone().with_jitter(100).validate().is_ok());
         assert_eq!(
             p.clone()

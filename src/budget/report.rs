@@ -134,6 +134,25 @@ pub enum StoppedWhile {
     WokeLate(Duration),
 }
 
+/// What on the scope held a read's next attempt back past its budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeldBack {
+    /// The scope's block: `wait` from the decision to its end, which the attempt could not
+    /// wait for within the budget, and why the scope is blocked.
+    Blocked {
+        /// From the decision to the block's end.
+        wait: Duration,
+        /// Why the scope is blocked.
+        why: BlockWhy,
+    },
+    /// The scope's queue: the read's turn among at most `limit` requests in flight did not
+    /// come while the attempt could still fit.
+    Queued {
+        /// The most requests to the scope in flight at once.
+        limit: u32,
+    },
+}
+
 /// Everything the user and the tests need about a stopped action.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StopReport {
@@ -149,9 +168,9 @@ pub struct StopReport {
     pub last_response: Option<LastResponse>,
     /// The server's requested delay (before the local floor), where it decided the stop.
     pub requested_delay: Option<Duration>,
-    /// For a stop at a scope's block: from the decision to the block's end, which the next
-    /// attempt could not wait for within the budget, and why the scope is blocked.
-    pub scope_wait: Option<(Duration, BlockWhy)>,
+    /// For a `budget_exhausted` stop that the read's scope caused: what held the next attempt
+    /// back until it could not fit.
+    pub held_back: Option<HeldBack>,
     /// Time spent in requests (each attempt from its start to its end, once).
     pub request_time: Duration,
     /// Time actually waited between attempts.

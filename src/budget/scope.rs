@@ -13,7 +13,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use super::action::Response;
+use super::action::{Phase, Response};
 use super::retry_after::{parse_retry_after, receipt_clock};
 use super::trace::WaitReason;
 
@@ -53,6 +53,33 @@ pub struct ScopeState {
     pub refusals: u32,
     /// What the latest RateLimit fields said is left of the quota.
     pub remaining: Option<u64>,
+    /// Requests on the scope in flight now (and places granted to queued reads).
+    pub in_flight: u32,
+    /// Reads queued for a place in flight.
+    pub queued: u32,
+}
+
+/// Where one read stands with its scope's places in flight, as its driver keeps it (see
+/// [`ScopeLedger::handle_phase`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Place {
+    /// Neither queued nor in flight.
+    #[default]
+    Out,
+    /// In the scope's queue.
+    Queued,
+    /// Holding a place in flight: its attempt runs, or [`ScopeLedger::poll_slot`] granted it.
+    InFlight,
+}
+
+/// A read queued for a place among its scope's requests in flight.
+#[derive(Clone, Debug)]
+struct Waiter {
+    scope: String,
+    /// The driver's name for the read.
+    ticket: u64,
+    /// The most requests in flight it may start beside.
+    limit: u32,
 }
 
 /// Every scope's state, keyed by the scope's name (by default the API's origin).
@@ -73,12 +100,17 @@ pub struct ScopeState {
 pub struct ScopeLedger {
     /// A page reads a few APIs: a list, searched in order, is all it needs.
     scopes: Vec<(String, ScopeState)>,
+    /// Every scope's queue, in the order the reads queued.
+    queue: Vec<Waiter>,
 }
 
 impl ScopeLedger {
     /// An empty ledger: every scope open.
     pub const fn new() -> Self {
-        Self { scopes: Vec::new() }
+        Self {
+            scopes: Vec::new(),
+            queue: Vec::new(),
+        }
     }
 
     /// A response arrived at `now` on `scope`. A `429` whose `Retry-After` is valid (and, for a
@@ -142,6 +174,89 @@ impl ScopeLedger {
     /// is open.
     pub fn poll_block(&self, now: Duration, scope: &str) -> Option<ScopeBlock> {
         self.find(scope)?.block.filter(|block| block.until > now)
+    }
+
+    /// Brings the ledger in line with a read after it has taken its steps: `phase` is where the
+    /// action is now, `held` where the read stood with the ledger (the driver's `ticket` names
+    /// it). A read that queued joins the scope's queue; one whose attempt started without a
+    /// grant takes a place in flight; one that left the queue, or whose attempt ended, gives
+    /// its place back. Returns where the read stands now. Afterwards, the driver grants what
+    /// [`poll_slot`](Self::poll_slot) releases.
+    pub fn handle_phase(&mut self, scope: &str, ticket: u64, phase: &Phase, held: Place) -> Place {
+        let (now, limit) = match *phase {
+            Phase::InFlight { .. } => (Place::InFlight, 0),
+            Phase::Queued { limit, .. } => (Place::Queued, limit),
+            Phase::Waiting { .. } | Phase::Stopped => (Place::Out, 0),
+        };
+        if now != held {
+            match held {
+                Place::Queued => self.handle_dequeue(ticket),
+                Place::InFlight => self.handle_attempt_ended(scope),
+                Place::Out => {}
+            }
+            match now {
+                Place::Queued => self.handle_queue(scope, ticket, limit),
+                Place::InFlight => self.handle_attempt_started(scope),
+                Place::Out => {}
+            }
+        }
+        now
+    }
+
+    /// An attempt on `scope` started without queueing (its read has no in-flight limit): it
+    /// counts in flight until [`handle_attempt_ended`](Self::handle_attempt_ended).
+    pub fn handle_attempt_started(&mut self, scope: &str) {
+        self.entry(scope).in_flight += 1;
+    }
+
+    /// A request on `scope` that held a place in flight ended: it was answered, failed or was
+    /// aborted, or a place [`poll_slot`](Self::poll_slot) granted went unused.
+    pub fn handle_attempt_ended(&mut self, scope: &str) {
+        let state = self.entry(scope);
+        state.in_flight = state.in_flight.saturating_sub(1);
+    }
+
+    /// The read the driver calls `ticket` queues on `scope` for a place among at most `limit`
+    /// requests in flight ([`Step::Queue`](super::Step::Queue)), behind every read that
+    /// queued before it.
+    pub fn handle_queue(&mut self, scope: &str, ticket: u64, limit: u32) {
+        self.entry(scope).queued += 1;
+        self.queue.push(Waiter {
+            scope: scope.to_owned(),
+            ticket,
+            limit,
+        });
+    }
+
+    /// The read `ticket` leaves the queue (it stopped, or waits for a block); nothing happens
+    /// if it is not queued.
+    pub fn handle_dequeue(&mut self, ticket: u64) {
+        if let Some(i) = self.queue.iter().position(|w| w.ticket == ticket) {
+            let waiter = self.queue.remove(i);
+            let state = self.entry(&waiter.scope);
+            state.queued = state.queued.saturating_sub(1);
+        }
+    }
+
+    /// The queued read on `scope` whose turn has come at `now`, if any: the first in the
+    /// scope's queue, once fewer than its limit are in flight and the scope is not blocked. It
+    /// leaves the queue, and its place counts in flight from now until
+    /// [`handle_attempt_ended`](Self::handle_attempt_ended). Call it until `None` after every
+    /// change: a queue, an end, a block's end.
+    pub fn poll_slot(&mut self, now: Duration, scope: &str) -> Option<u64> {
+        if self.poll_block(now, scope).is_some() {
+            return None;
+        }
+        let i = self.queue.iter().position(|w| w.scope == scope)?;
+        let (ticket, limit) = (self.queue[i].ticket, self.queue[i].limit);
+        let state = self.entry(scope);
+        if state.in_flight >= limit {
+            return None;
+        }
+        state.in_flight += 1;
+        state.queued -= 1;
+        self.queue.remove(i);
+        Some(ticket)
     }
 
     /// What the ledger knows of `scope`.

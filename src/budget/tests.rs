@@ -750,8 +750,15 @@ fn a_block_past_the_budget_stops_a_new_action_before_any_request() {
     let r = stopped(&mut b);
     assert_eq!(r.outcome, Outcome::BudgetExhausted);
     assert_eq!(
-        (r.attempts, r.at, r.scope_wait),
-        (0, s(0), Some((s(9), BlockWhy::TooManyRequests)))
+        (r.attempts, r.at, r.held_back),
+        (
+            0,
+            s(0),
+            Some(HeldBack::Blocked {
+                wait: s(9),
+                why: BlockWhy::TooManyRequests
+            })
+        )
     );
     assert_eq!(r.requested_delay, None);
     assert_eq!(
@@ -818,8 +825,15 @@ fn a_block_learned_while_waiting_lengthens_the_wait_or_stops_it() {
     let r = stopped(&mut c);
     assert_eq!(r.outcome, Outcome::BudgetExhausted);
     assert_eq!(
-        (r.at, r.waited_time, r.scope_wait),
-        (s(2), s(1), Some((s(7), BlockWhy::TooManyRequests)))
+        (r.at, r.waited_time, r.held_back),
+        (
+            s(2),
+            s(1),
+            Some(HeldBack::Blocked {
+                wait: s(7),
+                why: BlockWhy::TooManyRequests
+            })
+        )
     );
     assert_eq!(
         r.message()[2].rsplit(". ").next(),
@@ -1065,7 +1079,13 @@ fn a_spent_quota_holds_the_scope_until_its_reset_before_any_429() {
     // One that cannot outlast the reset stops at once, and says why.
     let mut c = start_on_scope(&ledger, T0 + s(2), RetryPolicy::new().with_budget(s(5)));
     let r = stopped(&mut c);
-    assert_eq!(r.scope_wait, Some((s(2), BlockWhy::QuotaSpent)));
+    assert_eq!(
+        r.held_back,
+        Some(HeldBack::Blocked {
+            wait: s(2),
+            why: BlockWhy::QuotaSpent
+        })
+    );
     assert_eq!(
         r.message()[2],
         "This API's quota is used up, and it resets in 2 seconds, past this read's budget. \
@@ -1118,4 +1138,190 @@ fn a_429_whose_fields_name_the_same_reset_is_blocked_as_a_429() {
         (block.until, block.why),
         (T0 + s(10), BlockWhy::TooManyRequests)
     );
+}
+
+// Per-scope in-flight limits: the rest queue in order.
+
+/// A read with an in-flight limit of `limit`, started at `at`: its first step is to queue.
+fn queued(at: Duration, limit: u32, budget: u64) -> ReadAction {
+    let policy = RetryPolicy::new()
+        .with_budget(s(budget))
+        .with_in_flight_limit(limit);
+    let mut a = ReadAction::start(at, policy).unwrap();
+    assert_eq!(
+        a.poll_action(),
+        Some(Step::Queue {
+            number: 1,
+            latest: at + s(budget - 4),
+            limit,
+        })
+    );
+    assert_eq!(a.poll_timeout(), Some(at + s(budget - 4)));
+    assert_eq!(a.attempts(), 0);
+    a
+}
+
+#[test]
+fn the_ledger_grants_places_in_flight_in_the_order_reads_queued() {
+    let mut ledger = ScopeLedger::new();
+    // One read without a limit is in flight: its request counts.
+    ledger.handle_attempt_started(API);
+    for ticket in [1, 2, 3] {
+        ledger.handle_queue(API, ticket, 2);
+    }
+    ledger.handle_queue("https://other.example.com", 9, 1);
+    assert_eq!(ledger.state(API).queued, 3);
+    // One place is left under the limit of 2: the first to queue takes it.
+    assert_eq!(ledger.poll_slot(T0, API), Some(1));
+    assert_eq!(ledger.poll_slot(T0, API), None);
+    assert_eq!(ledger.state(API).in_flight, 2);
+    // Another scope is not held by this one.
+    assert_eq!(ledger.poll_slot(T0, "https://other.example.com"), Some(9));
+    // Read 2 leaves the queue; when a request ends, read 3 is next.
+    ledger.handle_dequeue(2);
+    ledger.handle_dequeue(2);
+    ledger.handle_attempt_ended(API);
+    assert_eq!(ledger.poll_slot(T0, API), Some(3));
+    assert_eq!(ledger.poll_slot(T0, API), None);
+    assert_eq!(ledger.state(API).queued, 0);
+    // A blocked scope grants nothing until the block ends.
+    ledger.handle_attempt_ended(API);
+    ledger.handle_queue(API, 4, 2);
+    let refused = Response::new(429).retry_after("5");
+    ledger.handle_response(T0, API, &refused, None, false);
+    assert_eq!(ledger.poll_slot(T0 + s(4), API), None);
+    assert_eq!(ledger.poll_slot(T0 + s(5), API), Some(4));
+}
+
+#[test]
+fn a_strict_queue_never_lets_a_later_read_pass_the_first() {
+    let mut ledger = ScopeLedger::new();
+    ledger.handle_attempt_started(API);
+    // The first may start beside none in flight; the second beside one, but it queued later.
+    ledger.handle_queue(API, 1, 1);
+    ledger.handle_queue(API, 2, 2);
+    assert_eq!(ledger.poll_slot(T0, API), None);
+    ledger.handle_attempt_ended(API);
+    assert_eq!(ledger.poll_slot(T0, API), Some(1));
+    // Once the first has started, the second's own limit of 2 lets it start beside it.
+    assert_eq!(ledger.poll_slot(T0, API), Some(2));
+    assert_eq!(ledger.poll_slot(T0, API), None);
+}
+
+#[test]
+fn a_queued_attempt_starts_when_granted_and_its_time_in_the_queue_is_waited() {
+    let mut a = queued(T0, 1, 20);
+    a.handle_timeout(T0 + s(3)); // early: nothing happens
+    assert_eq!(a.poll_action(), None);
+    a.handle_slot(T0 + s(3));
+    starts(&mut a, 1, 3);
+    a.handle_response(T0 + s(4), &Response::new(200), None);
+    let r = stopped(&mut a);
+    assert_eq!(r.outcome, Outcome::Succeeded);
+    assert_eq!((r.waited_time, r.request_time), (s(3), s(1)));
+    assert!(a.trace().iter().any(|e| e.event
+        == Event::Queued {
+            attempt: 1,
+            limit: 1
+        }));
+    // A grant to a read that is not queued changes nothing.
+    a.handle_slot(T0 + s(5));
+    assert_eq!(a.poll_action(), None);
+}
+
+#[test]
+fn a_retry_queues_again_after_its_wait() {
+    let mut a = queued(T0, 2, 20);
+    a.handle_slot(T0);
+    starts(&mut a, 1, 0);
+    a.handle_response(T0 + s(1), &Response::new(429).retry_after("2"), None);
+    waits_until(&mut a, 3);
+    a.handle_timeout(T0 + s(3));
+    assert_eq!(
+        a.poll_action(),
+        Some(Step::Queue {
+            number: 2,
+            latest: T0 + s(16),
+            limit: 2
+        })
+    );
+}
+
+#[test]
+fn a_turn_that_never_comes_stops_the_read_at_its_last_start_with_no_request() {
+    let mut a = queued(T0, 2, 10);
+    a.handle_timeout(T0 + s(6));
+    let r = stopped(&mut a);
+    assert_eq!(r.outcome, Outcome::BudgetExhausted);
+    assert_eq!((r.attempts, r.waited_time), (0, s(6)));
+    assert_eq!(r.held_back, Some(HeldBack::Queued { limit: 2 }));
+    assert_eq!(
+        r.message(),
+        [
+            "Stopped: retry budget cannot fit another request.",
+            "Last response: none. Attempts: 0 of 3. Elapsed: 6 seconds.",
+            "At most 2 requests to this API may be in flight at once. Its turn did not come \
+             while the next attempt could still fit this read's budget. No request was sent."
+        ]
+    );
+    // A driver that grants late is told the same.
+    let mut b = queued(T0, 1, 10);
+    b.handle_slot(T0 + s(7));
+    assert_eq!(
+        stopped(&mut b).held_back,
+        Some(HeldBack::Queued { limit: 1 })
+    );
+}
+
+#[test]
+fn leaving_or_a_block_takes_a_read_out_of_the_queue() {
+    let mut a = queued(T0, 1, 20);
+    a.handle_leave(T0 + s(2));
+    let r = stopped(&mut a);
+    assert_eq!(
+        (r.outcome, r.attempts, r.waited_time),
+        (Outcome::UserLeft, 0, s(2))
+    );
+
+    let mut b = queued(T0, 1, 20);
+    let block = ScopeBlock {
+        until: T0 + s(10),
+        asked: s(10),
+        why: BlockWhy::TooManyRequests,
+    };
+    b.handle_scope_block(T0 + s(1), block);
+    assert!(matches!(
+        waits_until(&mut b, 10),
+        WaitReason::ScopeBlocked { wait, .. } if wait == s(9)
+    ));
+    // After the block it queues again.
+    b.handle_timeout(T0 + s(10));
+    assert!(matches!(
+        b.poll_action(),
+        Some(Step::Queue { number: 1, .. })
+    ));
+}
+
+#[test]
+fn a_drivers_places_follow_its_reads_phases() {
+    let mut ledger = ScopeLedger::new();
+    // A read without a limit takes a place when its attempt starts, and gives it back after.
+    let mut a = start();
+    let held = ledger.handle_phase(API, 1, a.phase(), Place::Out);
+    assert_eq!((held, ledger.state(API).in_flight), (Place::InFlight, 1));
+    a.handle_response(T0 + s(1), &Response::new(429).retry_after("2"), None);
+    let held = ledger.handle_phase(API, 1, a.phase(), held);
+    assert_eq!((held, ledger.state(API).in_flight), (Place::Out, 0));
+
+    // A read with a limit queues; a grant holds its place, its start does not count twice.
+    let mut b = queued(T0, 1, 20);
+    let held = ledger.handle_phase(API, 2, b.phase(), Place::Out);
+    assert_eq!((held, ledger.state(API).queued), (Place::Queued, 1));
+    assert_eq!(ledger.poll_slot(T0, API), Some(2));
+    b.handle_slot(T0);
+    let held = ledger.handle_phase(API, 2, b.phase(), Place::InFlight);
+    assert_eq!((held, ledger.state(API).in_flight), (Place::InFlight, 1));
+    b.handle_leave(T0 + s(1));
+    let held = ledger.handle_phase(API, 2, b.phase(), held);
+    assert_eq!((held, ledger.state(API).in_flight), (Place::Out, 0));
 }

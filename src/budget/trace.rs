@@ -79,6 +79,13 @@ pub enum Event {
         /// Budget left at the decision.
         remaining: Duration,
     },
+    /// The next attempt queued for a place among the scope's requests in flight.
+    Queued {
+        /// Which attempt.
+        attempt: u32,
+        /// The most requests in flight on the scope.
+        limit: u32,
+    },
     /// The wait's timer woke.
     TimerWoke {
         /// How much later than planned.
@@ -315,6 +322,10 @@ impl fmt::Display for Event {
                 }
                 write!(f, ": {reason}; {} s of budget left", t(*remaining))
             }
+            Event::Queued { attempt, limit } => write!(
+                f,
+                "attempt {attempt} queued: at most {limit} in flight on this API"
+            ),
             Event::TimerWoke { late } if late.is_zero() => f.write_str("timer woke on time"),
             Event::TimerWoke { late } => write!(f, "timer woke {} s late", t(*late)),
             Event::ResponseDropped { status, reason } => {

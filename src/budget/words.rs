@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::policy::PolicyError;
-use super::report::{BodyProblem, Outcome, StopReport, StoppedWhile};
+use super::report::{BodyProblem, HeldBack, Outcome, StopReport, StoppedWhile};
 use super::scope::BlockWhy;
 use super::seconds::{seconds, Precision};
 use super::trace::WaitReason;
@@ -54,6 +54,15 @@ pub fn countdown(next: u32, of: u32, left: Duration) -> String {
     format!(
         "Attempt {next} of {of} in {} s",
         seconds(left, Precision::WholeUp)
+    )
+}
+
+/// While queued for a place in flight: "Attempt 1 of 3 waits its turn. At most 1 request to
+/// this API may be in flight at once."
+pub fn queued(next: u32, of: u32, limit: u32) -> String {
+    format!(
+        "Attempt {next} of {of} waits its turn. {}",
+        in_flight_words(limit)
     )
 }
 
@@ -190,6 +199,15 @@ pub enum Said {
         /// Why the wait is this long.
         reason: WaitReason,
     },
+    /// Queued for a place in flight.
+    Queued {
+        /// The attempt that comes next.
+        next: u32,
+        /// Of how many.
+        of: u32,
+        /// The scope's in-flight limit.
+        limit: u32,
+    },
     /// The stop message.
     Stopped(Vec<String>),
     /// Why the read could not start.
@@ -205,6 +223,7 @@ pub fn announcement(said: &Said) -> String {
             "Waiting before attempt {next} of {of}. {}",
             wait_reason(reason)
         ),
+        Said::Queued { next, of, limit } => queued(*next, *of, *limit),
         Said::Stopped(lines) => lines.iter().take(2).cloned().collect::<Vec<_>>().join(" "),
         Said::Refused(text) => text.clone(),
     }
@@ -263,30 +282,35 @@ pub fn stop_message(r: &StopReport) -> Vec<String> {
     };
     let detail = match r.outcome {
         Outcome::Succeeded => None,
-        Outcome::BudgetExhausted => {
-            Some(match (r.scope_wait, r.requested_delay, r.stopped_while) {
-                (Some((wait, BlockWhy::TooManyRequests)), ..) => format!(
+        Outcome::BudgetExhausted => Some(match (r.held_back, r.requested_delay, r.stopped_while) {
+            (Some(HeldBack::Queued { limit }), ..) => format!(
+                "{} Its turn did not come while the next attempt could still fit this read's \
+                 budget. {no_retry}",
+                in_flight_words(limit)
+            ),
+            (Some(HeldBack::Blocked { wait, why }), ..) => match why {
+                BlockWhy::TooManyRequests => format!(
                     "The service asked every request to this API to wait, and that wait ends \
                      in {}, past this read's budget. {no_retry}",
                     seconds_words(wait)
                 ),
-                (Some((wait, BlockWhy::QuotaSpent)), ..) => format!(
+                BlockWhy::QuotaSpent => format!(
                     "This API's quota is used up, and it resets in {}, past this read's \
                      budget. {no_retry}",
                     seconds_words(wait)
                 ),
-                (None, Some(delay), _) => {
-                    format!("The service requested {}. {no_retry}", delay_words(delay))
-                }
-                (None, None, StoppedWhile::WokeLate(late)) => format!(
-                    "The wait ended {} late, too late to fit another attempt. {no_retry}",
-                    seconds_words(late)
-                ),
-                (None, None, _) => {
-                    format!("The local wait before the next attempt would not fit. {no_retry}")
-                }
-            })
-        }
+            },
+            (None, Some(delay), _) => {
+                format!("The service requested {}. {no_retry}", delay_words(delay))
+            }
+            (None, None, StoppedWhile::WokeLate(late)) => format!(
+                "The wait ended {} late, too late to fit another attempt. {no_retry}",
+                seconds_words(late)
+            ),
+            (None, None, _) => {
+                format!("The local wait before the next attempt would not fit. {no_retry}")
+            }
+        }),
         Outcome::AttemptsExhausted => {
             Some("The service was still asking to slow down when the last attempt ended.".into())
         }
@@ -318,6 +342,14 @@ pub fn stop_message(r: &StopReport) -> Vec<String> {
     let mut lines = vec![headline, summary];
     lines.extend(detail);
     lines
+}
+
+/// "At most 2 requests to this API may be in flight at once.": the scope's in-flight limit.
+pub fn in_flight_words(limit: u32) -> String {
+    match limit {
+        1 => "At most 1 request to this API may be in flight at once.".to_owned(),
+        n => format!("At most {n} requests to this API may be in flight at once."),
+    }
 }
 
 /// "a 30-second delay"; a saturated delay says "at least" rather than print a false number.
@@ -360,7 +392,7 @@ mod tests {
                 note: None,
             }),
             requested_delay: None,
-            scope_wait: None,
+            held_back: None,
             request_time: Duration::from_secs(2),
             waited_time: Duration::ZERO,
             stopped_while: StoppedWhile::Deciding,

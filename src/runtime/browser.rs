@@ -19,8 +19,8 @@ use crate::body::{BodyReader, ReadFn};
 use crate::budget::words;
 use crate::budget::TraceEvent;
 use crate::budget::{
-    is_success, next_change, BodyProblem, Outcome, Phase, RateLimitFields, ReadAction, Response,
-    RetryPolicy, ScopeBlock, Step,
+    is_success, next_change, BodyProblem, Outcome, Phase, Place, RateLimitFields, ReadAction,
+    Response, RetryPolicy, ScopeBlock, Step,
 };
 
 /// The longest delay `setTimeout` holds (2^31 - 1 ms, about 24.8 days); a longer one fires at
@@ -204,6 +204,7 @@ struct Shared<T: 'static> {
 
 thread_local! {
     static NEXT_VIEW: Cell<u64> = const { Cell::new(0) };
+    static NEXT_TICKET: Cell<u64> = const { Cell::new(0) };
 }
 
 impl<T: 'static> Shared<T> {
@@ -279,6 +280,10 @@ struct Run<T> {
     ticker: Option<Timeout>,
     /// A 2xx body, parsed, waiting for the core's verdict.
     data: Option<T>,
+    /// The action's name in its scope's queue.
+    ticket: u64,
+    /// Where it stands with its scope's places in flight.
+    place: Place,
 }
 
 /// Whether an action is still loading or waiting. One that is busy deciding (its state
@@ -304,6 +309,10 @@ where
             shared.run.replace(None);
         }
         Ok(action) => {
+            let ticket = NEXT_TICKET.with(|n| {
+                n.set(n.get() + 1);
+                n.get()
+            });
             let run = Rc::new(RefCell::new(Run {
                 generation,
                 action,
@@ -311,6 +320,8 @@ where
                 timer: None,
                 ticker: None,
                 data: None,
+                ticket,
+                place: Place::Out,
             }));
             shared.run.replace(Some(run.clone()));
             scopes::join(
@@ -318,6 +329,7 @@ where
                 Rc::new(Listener {
                     shared: Rc::downgrade(shared),
                     run: Rc::downgrade(&run),
+                    ticket,
                 }),
             );
             pump(shared, &run);
@@ -329,6 +341,8 @@ where
 struct Listener<T: 'static> {
     shared: Weak<Shared<T>>,
     run: Weak<RefCell<Run<T>>>,
+    /// The run's name in its scope's queue.
+    ticket: u64,
 }
 
 impl<T> Member for Listener<T>
@@ -345,6 +359,23 @@ where
     fn running(&self) -> bool {
         self.run.upgrade().is_some_and(|run| running(&run))
     }
+
+    fn ticket(&self) -> u64 {
+        self.ticket
+    }
+
+    fn granted(&self) -> bool {
+        let (Some(shared), Some(run)) = (self.shared.upgrade(), self.run.upgrade()) else {
+            return false;
+        };
+        {
+            let mut run = run.borrow_mut();
+            run.place = Place::InFlight;
+            run.action.handle_slot(now());
+        }
+        pump(&shared, &run);
+        true
+    }
 }
 
 /// The user left (unmount, navigation or Cancel): the current action stops as `user_left`.
@@ -359,8 +390,17 @@ where
     }
 }
 
-/// Carries out every step the core has decided, then arms its one timer.
+/// Carries out every step the core has decided, then arms its one timer; then brings the
+/// scope's ledger in line, and starts any queued read whose turn that gives.
 fn pump<T>(shared: &Rc<Shared<T>>, run_rc: &Rc<RefCell<Run<T>>>)
+where
+    T: Clone + Send + Sync + 'static,
+{
+    carry_out(shared, run_rc);
+    scopes::grant(now(), &shared.scope);
+}
+
+fn carry_out<T>(shared: &Rc<Shared<T>>, run_rc: &Rc<RefCell<Run<T>>>)
 where
     T: Clone + Send + Sync + 'static,
 {
@@ -388,6 +428,16 @@ where
                     shared.show(ReadState::Loading {
                         attempt: number,
                         of,
+                    });
+                }
+            }
+            Step::Queue { number, limit, .. } => {
+                run.ticker = None;
+                if owned {
+                    shared.show(ReadState::Queued {
+                        next: number,
+                        of,
+                        limit,
                     });
                 }
             }
@@ -423,6 +473,7 @@ where
     if owned {
         shared.show_trace(run.action.trace());
     }
+    run.place = scopes::settle(&shared.scope, run.ticket, run.action.phase(), run.place);
     run.timer = run.action.poll_timeout().map(|deadline| {
         let ms = timer_ms(deadline.saturating_sub(now()));
         let (shared, run_rc) = (shared.clone(), run_rc.clone());

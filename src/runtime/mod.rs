@@ -72,6 +72,16 @@ pub enum ReadState<T> {
         /// Why this long.
         reason: WaitReason,
     },
+    /// Attempt `next` is queued for a place among its scope's requests in flight (the policy's
+    /// [`in_flight_limit`](crate::budget::RetryPolicy::in_flight_limit)).
+    Queued {
+        /// The attempt that comes next.
+        next: u32,
+        /// Attempts allowed.
+        of: u32,
+        /// The most requests to the scope in flight at once.
+        limit: u32,
+    },
     /// The data arrived.
     Loaded {
         /// The data.
@@ -86,9 +96,12 @@ pub enum ReadState<T> {
 }
 
 impl<T> ReadState<T> {
-    /// Whether an action is still running (loading or waiting), so it can be cancelled.
+    /// Whether an action is still running (loading, waiting or queued), so it can be cancelled.
     pub fn is_running(&self) -> bool {
-        matches!(self, ReadState::Loading { .. } | ReadState::Waiting { .. })
+        matches!(
+            self,
+            ReadState::Loading { .. } | ReadState::Waiting { .. } | ReadState::Queued { .. }
+        )
     }
 }
 

@@ -16,7 +16,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{BroadcastChannel, MessageEvent};
 
-use crate::budget::{BlockWhy, Response, ScopeBlock, ScopeLedger, ScopeState};
+use crate::budget::{BlockWhy, Phase, Place, Response, ScopeBlock, ScopeLedger, ScopeState};
 
 /// The name of the channel tabs share blocks on.
 pub const CHANNEL: &str = "palette-list:scope-ledger:1";
@@ -28,6 +28,11 @@ pub(super) trait Member {
     /// Whether the read is still running (and so still needs to hear); once not, it is
     /// forgotten.
     fn running(&self) -> bool;
+    /// The read's name in the scope's queue.
+    fn ticket(&self) -> u64;
+    /// The read's turn came: its place in flight is held for it, and it starts now. Returns
+    /// `false` if the read is gone, so that the place goes to the next.
+    fn granted(&self) -> bool;
 }
 
 struct Page {
@@ -66,6 +71,30 @@ pub(super) fn join(scope: Rc<str>, member: Rc<dyn Member>) {
         page.members.retain(|(_, m)| m.running());
         page.members.push((scope, member));
     });
+}
+
+/// A read (`ticket`) on `scope` has taken its steps and is now in `phase`; it stood at `held`
+/// with the ledger. Returns where it stands now. Then call [`grant`] with no read's state
+/// borrowed.
+pub(super) fn settle(scope: &str, ticket: u64, phase: &Phase, held: Place) -> Place {
+    PAGE.with_borrow_mut(|page| page.ledger.handle_phase(scope, ticket, phase, held))
+}
+
+/// Every queued read on `scope` whose turn has come at `now` starts, in the order they queued.
+/// Must be called with no read's state borrowed: a granted read starts at once.
+pub(super) fn grant(now: Duration, scope: &str) {
+    // Each grant is taken out of the ledger before the read hears of it, so a read that
+    // settles (and grants) in turn sees the ledger as it is.
+    while let Some(member) = PAGE.with_borrow_mut(|page| {
+        let ticket = page.ledger.poll_slot(now, scope)?;
+        let member = page.members.iter().find(|(_, m)| m.ticket() == ticket);
+        Some(member.map(|(_, m)| m.clone()))
+    }) {
+        // A read that is gone cannot use the place: it goes to the next.
+        if !member.is_some_and(|m| m.granted()) {
+            PAGE.with_borrow_mut(|page| page.ledger.handle_attempt_ended(scope));
+        }
+    }
 }
 
 /// A response arrived at `now` on `scope`: the ledger first, so a block it sets is known to
