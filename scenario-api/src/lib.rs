@@ -9,9 +9,9 @@
 //! | `GET /runs/{run}/palettes?collection=…` | the run's next attempt, as the fixture says |
 //! | `GET /runs/{run}` | what reached the server in that run |
 //! | `GET /runs` | every run so far, with its scenario and request count |
-//! | `POST /limits?quota=N&window_s=S[&spent=K]` | a new rate limit: `quota` requests per `window_s`-second window, the first window with `K` used already: `201 {"limit", "base"}` |
+//! | `POST /limits?quota=N&window_s=S[&spent=K][&answer_ms=MS]` | a new rate limit: `quota` requests per `window_s`-second window, the first window with `K` used already, each answer held `MS` ms (at most 60000): `201 {"limit", "base"}` |
 //! | `GET /limits/{limit}/palettes?collection=…` | the collection (a body the fixture files name; the earliest file's where several do) if the limit admits the request; else `429` with `Retry-After`; both with `Date` and the RateLimit fields |
-//! | `GET /limits/{limit}` | every request that reached the limit: when, for what, and its status |
+//! | `GET /limits/{limit}` | every request that reached the limit: when it arrived and was answered, how many were in flight at the limiter then (itself included), for what, and its status; and the most in flight at once |
 //!
 //! With [`with_static`], the API moves under `/api` and a built app is served from a folder,
 //! so a release build and its API share one origin.

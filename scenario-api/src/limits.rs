@@ -1,7 +1,9 @@
 //! A real rate limiter in front of the palettes: each limit admits `quota` requests per fixed
 //! window of `window` seconds (windows counted from the limit's creation), as most public APIs
 //! do, and answers the rest `429` with `Retry-After` and the RateLimit fields. It keeps a log
-//! of every request that reached it, so tests count at the server.
+//! of every request that reached it, so tests count at the server: when it arrived, how many
+//! requests were in flight at the limiter then (itself included), and when it was answered. A
+//! limit may hold every answer for a while, as a slow API does, so that requests overlap.
 //!
 //! A fixed window, not a token bucket (GCRA, as the `governor` crate keeps): after a refusal a
 //! token bucket frees one request at a time, so its `Retry-After` and `RateLimit` fields
@@ -26,6 +28,10 @@ pub(crate) struct Limit {
     /// The window `used` counts in (0 is the first).
     current: u64,
     used: u32,
+    /// How long each answer is held before it is sent.
+    pub(crate) answer_after: Duration,
+    /// Requests arrived and not yet answered.
+    in_flight: u32,
     pub(crate) log: Vec<Entry>,
 }
 
@@ -34,6 +40,10 @@ pub(crate) struct Entry {
     pub(crate) arrived: Duration,
     pub(crate) collection: String,
     pub(crate) status: u16,
+    /// Requests in flight at the limiter when it arrived, itself included.
+    pub(crate) in_flight: u32,
+    /// When its answer was sent (or its client went away); `None` while it is held.
+    pub(crate) answered: Option<Duration>,
 }
 
 /// The limiter's verdict, with what its fields say.
@@ -49,18 +59,41 @@ pub(crate) struct Verdict {
 impl Limit {
     /// A limit whose first window has `spent` of its `quota` used already (an API the page
     /// meets after others have used it).
-    pub(crate) fn new(quota: u32, window: Duration, spent: u32, now: Instant) -> Self {
+    pub(crate) fn new(
+        quota: u32,
+        window: Duration,
+        spent: u32,
+        answer_after: Duration,
+        now: Instant,
+    ) -> Self {
         Self {
             quota,
             window,
             created: now,
             current: 0,
             used: spent.min(quota),
+            answer_after,
+            in_flight: 0,
             log: Vec::new(),
         }
     }
 
-    /// A request for `collection` arrived at `now`: admitted or refused, and logged.
+    /// The request logged as number `n` (from 0) was answered at `now`, or its client went
+    /// away.
+    pub(crate) fn answered(&mut self, n: usize, now: Instant) {
+        if let Some(entry) = self.log.get_mut(n).filter(|e| e.answered.is_none()) {
+            entry.answered = Some(now.saturating_duration_since(self.created));
+            self.in_flight -= 1;
+        }
+    }
+
+    /// The most requests in flight at the limiter at once, so far.
+    pub(crate) fn most_in_flight(&self) -> u32 {
+        self.log.iter().map(|e| e.in_flight).max().unwrap_or(0)
+    }
+
+    /// A request for `collection` arrived at `now`: admitted or refused, and logged, in flight
+    /// until [`answered`](Self::answered).
     pub(crate) fn admit(&mut self, now: Instant, collection: &str) -> Verdict {
         let since = now.saturating_duration_since(self.created);
         let window_ns = self.window.as_nanos().max(1);
@@ -76,10 +109,13 @@ impl Limit {
         if admitted {
             self.used += 1;
         }
+        self.in_flight += 1;
         self.log.push(Entry {
             arrived: since,
             collection: collection.to_owned(),
             status: if admitted { 200 } else { 429 },
+            in_flight: self.in_flight,
+            answered: None,
         });
         Verdict {
             admitted,

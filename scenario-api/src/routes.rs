@@ -51,7 +51,7 @@ pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> ApiError 
 async fn not_found() -> ApiError {
     error(
         StatusCode::NOT_FOUND,
-        "no such route: try GET /fixture, POST /runs?scenario=ID, GET /runs/{run}/palettes?collection=…, GET /runs/{run}, POST /limits?quota=N&window_s=S, GET /limits/{limit}/palettes?collection=…, GET /limits/{limit}",
+        "no such route: try GET /fixture, POST /runs?scenario=ID, GET /runs/{run}/palettes?collection=…, GET /runs/{run}, POST /limits?quota=N&window_s=S[&spent=K][&answer_ms=MS], GET /limits/{limit}/palettes?collection=…, GET /limits/{limit}",
     )
 }
 
@@ -345,7 +345,7 @@ async fn new_limit(
     State(s): State<Scenarios>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let q = query(raw.as_deref(), &["quota", "window_s", "spent"])?;
+    let q = query(raw.as_deref(), &["quota", "window_s", "spent", "answer_ms"])?;
     let quota = whole("quota", required(&q, "quota")?, 1)?;
     let window_s = whole("window_s", required(&q, "window_s")?, 1)?;
     let spent = match q.get("spent") {
@@ -358,13 +358,20 @@ async fn new_limit(
             format!("spent={spent} is more than quota={quota}"),
         ));
     }
+    // How long every answer is held, as a slow API holds it: at most a minute.
+    let answer_ms = match q.get("answer_ms") {
+        Some(v) => whole("answer_ms", v, 0)?.min(60_000),
+        None => 0,
+    };
     let window = Duration::from_secs(window_s.into());
+    let answer_after = Duration::from_millis(answer_ms.into());
     let mut limits = s.inner.limits.lock().unwrap();
     limits.next += 1;
     let id = limits.next;
-    limits
-        .by_id
-        .insert(id, Limit::new(quota, window, spent, Instant::now()));
+    limits.by_id.insert(
+        id,
+        Limit::new(quota, window, spent, answer_after, Instant::now()),
+    );
     Ok((
         StatusCode::CREATED,
         axum::Json(json!({"limit": id.to_string(), "base": format!("/limits/{id}")})),
@@ -386,13 +393,22 @@ async fn limit_log(
         .iter()
         .enumerate()
         .map(|(i, e)| {
-            json!({"n": i + 1, "arrived_ms": e.arrived.as_millis() as u64, "collection": e.collection, "status": e.status})
+            json!({
+                "n": i + 1,
+                "arrived_ms": e.arrived.as_millis() as u64,
+                "answered_ms": e.answered.map(|a| a.as_millis() as u64),
+                "in_flight": e.in_flight,
+                "collection": e.collection,
+                "status": e.status,
+            })
         })
         .collect();
     Ok(axum::Json(json!({
         "limit": id.to_string(),
         "quota": l.quota,
         "window_s": l.window.as_secs(),
+        "answer_ms": l.answer_after.as_millis() as u64,
+        "most_in_flight": l.most_in_flight(),
         "requests": requests,
     }))
     .into_response())
@@ -416,10 +432,52 @@ async fn limited_palettes(
             ),
         ));
     };
-    let mut limits = s.inner.limits.lock().unwrap();
-    let Some(l) = limits.by_id.get_mut(&id) else {
-        return Err(error(StatusCode::NOT_FOUND, format!("no limit {id}")));
+    let (mut response, hold, answered) = {
+        let mut limits = s.inner.limits.lock().unwrap();
+        let Some(l) = limits.by_id.get_mut(&id) else {
+            return Err(error(StatusCode::NOT_FOUND, format!("no limit {id}")));
+        };
+        let answered = Answered {
+            scenarios: s.clone(),
+            limit: id,
+            n: l.log.len(),
+        };
+        (
+            limited_answer(l, collection, body),
+            l.answer_after,
+            answered,
+        )
     };
+    tokio::time::sleep(hold).await;
+    let date = httpdate::fmt_http_date(SystemTime::now());
+    let h = response.headers_mut();
+    h.insert(header::DATE, date.parse().expect("an HTTP date is ASCII"));
+    // Logged as answered here, or when the client goes away and the handler is dropped.
+    drop(answered);
+    Ok(response)
+}
+
+/// Marks a limiter's request answered when dropped: when its answer goes out, or when its
+/// client went away while the answer was held.
+struct Answered {
+    scenarios: Scenarios,
+    limit: u64,
+    n: usize,
+}
+
+impl Drop for Answered {
+    fn drop(&mut self) {
+        if let Ok(mut limits) = self.scenarios.inner.limits.lock() {
+            if let Some(l) = limits.by_id.get_mut(&self.limit) {
+                l.answered(self.n, Instant::now());
+            }
+        }
+    }
+}
+
+/// A limiter's answer to a request for `collection` (whose palettes are `body`) arriving now:
+/// the palettes, or `429` with `Retry-After`; either with the RateLimit fields.
+fn limited_answer(l: &mut Limit, collection: &str, body: &Value) -> Response {
     let verdict = l.admit(Instant::now(), collection);
     let mut response = if verdict.admitted {
         axum::Json(body.clone()).into_response()
@@ -437,7 +495,5 @@ async fn limited_palettes(
     for (name, value) in l.fields(&verdict) {
         h.insert(name, value.parse().expect("a field value is ASCII"));
     }
-    let date = httpdate::fmt_http_date(SystemTime::now());
-    h.insert(header::DATE, date.parse().expect("an HTTP date is ASCII"));
-    Ok(response)
+    response
 }

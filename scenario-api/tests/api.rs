@@ -555,6 +555,45 @@ async fn a_limit_admits_its_quota_per_window_and_refuses_the_rest_with_its_field
 }
 
 #[tokio::test]
+async fn a_limit_that_holds_its_answers_counts_the_requests_in_flight() {
+    let addr = serve().await;
+    let r = send(&addr, "POST", "/limits?quota=10&window_s=60&answer_ms=300").await;
+    let base = r.json()["base"].as_str().unwrap().to_owned();
+    let target = format!("{base}/palettes?collection=coast");
+    // Three at once, then one after they are answered.
+    let (a, b, c) = tokio::join!(
+        send(&addr, "GET", &target),
+        send(&addr, "GET", &target),
+        send(&addr, "GET", &target)
+    );
+    assert_eq!((a.status, b.status, c.status), (200, 200, 200));
+    assert_eq!(send(&addr, "GET", &target).await.status, 200);
+    let log = send(&addr, "GET", &base).await.json();
+    assert_eq!(
+        (log["answer_ms"].as_u64(), log["most_in_flight"].as_u64()),
+        (Some(300), Some(3))
+    );
+    let requests = log["requests"].as_array().unwrap();
+    let in_flight: Vec<u64> = requests
+        .iter()
+        .map(|r| r["in_flight"].as_u64().unwrap())
+        .collect();
+    assert_eq!(in_flight, [1, 2, 3, 1]);
+    for r in requests {
+        let (arrived, answered) = (
+            r["arrived_ms"].as_u64().unwrap(),
+            r["answered_ms"].as_u64().unwrap(),
+        );
+        assert!(answered >= arrived + 300, "{r}");
+    }
+    let r = send(&addr, "POST", "/limits?quota=1&window_s=1&answer_ms=soon").await;
+    assert_eq!(
+        (r.status, r.json()["error"].as_str().unwrap()),
+        (400, "answer_ms=\"soon\": give a whole number, at least 0")
+    );
+}
+
+#[tokio::test]
 async fn a_limit_refuses_bad_settings_and_unknown_collections_by_name() {
     let addr = serve().await;
     for (target, message) in [
