@@ -944,6 +944,75 @@ async fn a_spent_quota_holds_the_next_read_until_its_reset_and_no_429_comes() {
     assert!(saw[2].0 >= Duration::from_secs(3), "{saw:?}");
 }
 
+#[wasm_bindgen_test]
+async fn an_in_flight_limit_of_one_sends_the_screens_requests_one_after_another() {
+    // Every answer is held 400 ms: three screens that read at once would overlap at the server.
+    let base = post_limit("quota=10&window_s=60&answer_ms=400").await;
+    let policy = RetryPolicy::new().with_in_flight_limit(1);
+    let (first, _a) = embed(&base, "coast", policy.clone());
+    let (second, _b) = embed(&base, "harbour", policy.clone());
+    let (third, _c) = embed(&base, "dune", policy);
+    for queued in [&second, &third] {
+        let status = wait_for(Duration::from_secs(1), "a queued screen", || {
+            text(queued, "queued")
+        })
+        .await;
+        assert_eq!(
+            status,
+            "Attempt 1 of 3 waits its turn. At most 1 request to this API may be in flight at \
+             once."
+        );
+    }
+    for (root, name) in [(&first, "Tide Pool"), (&second, "Quay"), (&third, "Marram")] {
+        wait_for(Duration::from_secs(3), "the palettes", || {
+            text(root, "palettes").filter(|t| t.contains(name))
+        })
+        .await;
+    }
+    // At the server: one at a time, in the order the screens queued, each after the last answer.
+    let saw = live::limit_requests(&base)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let order: Vec<(&str, u16, u32)> = saw
+        .iter()
+        .map(|r| (r.collection.as_str(), r.status, r.in_flight))
+        .collect();
+    assert_eq!(
+        order,
+        [("coast", 200, 1), ("harbour", 200, 1), ("dune", 200, 1)]
+    );
+    for pair in saw.windows(2) {
+        assert!(pair[1].arrived >= pair[0].answered.unwrap(), "{saw:?}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_queued_screen_whose_turn_cannot_come_in_time_stops_without_a_request() {
+    // The first read holds the one place for 2.5 s; a 5 s budget with the 4 s cap must start
+    // its attempt within 1 s.
+    let base = post_limit("quota=10&window_s=60&answer_ms=2500").await;
+    let policy = RetryPolicy::new().with_in_flight_limit(1);
+    let (first, _a) = embed(&base, "coast", policy.clone());
+    let short = policy.with_budget(Duration::from_secs(5));
+    let (late, _b) = embed(&base, "harbour", short);
+    let outcome = wait_for(Duration::from_secs(2), "the stop", || {
+        text(&late, "stop-outcome")
+    })
+    .await;
+    assert_eq!(outcome, "Stopped: retry budget cannot fit another request.");
+    assert_eq!(
+        text(&late, "stop-detail").unwrap(),
+        "At most 1 request to this API may be in flight at once. Its turn did not come while \
+         the next attempt could still fit this read's budget. No request was sent."
+    );
+    wait_for(Duration::from_secs(3), "the palettes", || {
+        text(&first, "palettes").filter(|t| t.contains("Tide Pool"))
+    })
+    .await;
+    let saw = limit_saw(&base).await;
+    assert_eq!(saw.len(), 1, "the late screen sent nothing: {saw:?}");
+}
+
 /// `n` Palette List screens reading `url` under `policy`, mounted in one go (no tick between).
 fn screens_on(url: &str, policy: &RetryPolicy, n: usize) -> Vec<(web_sys::HtmlElement, impl Drop)> {
     (0..n)

@@ -73,6 +73,11 @@ pub struct LimitedRequest {
     pub collection: String,
     /// 200 (admitted) or 429 (refused).
     pub status: u16,
+    /// Requests in flight at the limiter when it arrived, itself included.
+    pub in_flight: u32,
+    /// When its answer was sent (or its client went away), since the limit was made; `None`
+    /// while it is held.
+    pub answered: Option<Duration>,
 }
 
 /// Every request that reached the limit at `base` (a [`new_limit`] prefix), in order.
@@ -88,6 +93,14 @@ pub async fn limit_requests(base: &str) -> Result<Vec<LimitedRequest>, LiveError
                 .as_u64()
                 .and_then(|s| u16::try_from(s).ok())
                 .ok_or(LiveError::Malformed("status"))?,
+            in_flight: r["in_flight"]
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or(LiveError::Malformed("in_flight"))?,
+            answered: match &r["answered_ms"] {
+                Value::Null => None,
+                _ => Some(ms_field(r, "answered_ms").ok_or(LiveError::Malformed("answered_ms"))?),
+            },
         })
     })
     .await
