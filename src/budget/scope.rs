@@ -51,8 +51,13 @@ pub struct ScopeState {
     pub block: Option<ScopeBlock>,
     /// `429`s received on the scope.
     pub refusals: u32,
-    /// What the latest RateLimit fields said is left of the quota.
+    /// What the RateLimit fields said is left of the quota: the least any answer said in the
+    /// current window (answers to requests sent together arrive in any order), or the latest
+    /// answer's once that window has reset.
     pub remaining: Option<u64>,
+    /// When the window `remaining` counts in resets (the driver's clock), where the fields
+    /// said.
+    pub quota_resets: Option<Duration>,
     /// Requests on the scope in flight now (and places granted to queued reads).
     pub in_flight: u32,
     /// Reads queued for a place in flight.
@@ -149,7 +154,18 @@ impl ScopeLedger {
         }
         let (quota, _) = response.rate_limit.read(wall_clock.map(|(at, _)| at));
         if let Some(quota) = quota {
-            self.entry(scope).remaining = Some(quota.remaining);
+            let state = self.entry(scope);
+            let resets = quota.reset.map(|r| now.saturating_add(r));
+            match (state.remaining, state.quota_resets) {
+                // The same window: a stale answer that says more is left changes nothing.
+                (Some(left), Some(until)) if now < until => {
+                    state.remaining = Some(left.min(quota.remaining));
+                }
+                _ => {
+                    state.remaining = Some(quota.remaining);
+                    state.quota_resets = resets;
+                }
+            }
             blocks.extend(quota.spent_for().map(|d| block(d, BlockWhy::QuotaSpent)));
         }
         let mut longer = false;

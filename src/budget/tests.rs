@@ -1325,3 +1325,32 @@ fn a_drivers_places_follow_its_reads_phases() {
     let held = ledger.handle_phase(API, 2, b.phase(), held);
     assert_eq!((held, ledger.state(API).in_flight), (Place::Out, 0));
 }
+
+#[test]
+fn answers_that_arrive_out_of_order_never_raise_what_is_left_in_a_window() {
+    let mut ledger = ScopeLedger::new();
+    let left =
+        |r: u64, t: u64| Response::new(200).rate_limit("RateLimit", format!("\"w\";r={r};t={t}"));
+    // Two requests sent together: the later admitted one's answer (0 left) arrives first.
+    ledger.handle_response(T0, API, &left(0, 10), None, false);
+    ledger.handle_response(T0 + s(1), API, &left(1, 9), None, false);
+    let state = ledger.state(API);
+    assert_eq!(
+        (state.remaining, state.quota_resets),
+        (Some(0), Some(T0 + s(10)))
+    );
+    // Once the window has reset, the next answer's count is the count.
+    ledger.handle_response(T0 + s(10), API, &left(2, 10), None, false);
+    let state = ledger.state(API);
+    assert_eq!(
+        (state.remaining, state.quota_resets),
+        (Some(2), Some(T0 + s(20)))
+    );
+    // Without a reset there is no window to compare within: the latest answer counts.
+    let mut bare = ScopeLedger::new();
+    for r in ["0", "3"] {
+        let only = Response::new(200).rate_limit("RateLimit-Remaining", r);
+        bare.handle_response(T0, API, &only, None, false);
+    }
+    assert_eq!(bare.state(API).remaining, Some(3));
+}
