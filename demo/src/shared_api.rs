@@ -13,16 +13,23 @@ use palette_list::PaletteList;
 use palette_list_model::live::{self, LimitedRequest};
 use send_wrapper::SendWrapper;
 
-/// The limit every screen here shares: 3 requests per 10 s window.
-const LIMIT: &str = "quota=3&window_s=10";
+/// The limit every screen here shares: 3 requests per 10 s window, each answer held 300 ms as
+/// a slow API holds it (so that requests overlap, and a queue shows).
+const LIMIT: &str = "quota=3&window_s=10&answer_ms=300";
 
 /// The rate limit the screens share, by name: every screen here, in every tab.
 const SCOPE: &str = "palettes-api";
 
 /// The policy of every screen here: the default budget, up to 20 % jitter on the waits the
-/// client chooses, and this page's scope.
-fn policy() -> RetryPolicy {
-    RetryPolicy::new().with_jitter(20).with_scope(SCOPE)
+/// client chooses, and this page's scope; with `one_at_a_time`, at most one request to it in
+/// flight.
+fn policy(one_at_a_time: bool) -> RetryPolicy {
+    let policy = RetryPolicy::new().with_jitter(20).with_scope(SCOPE);
+    if one_at_a_time {
+        policy.with_in_flight_limit(1)
+    } else {
+        policy
+    }
 }
 
 /// The page: the limit it reads (`?limit=ID` to share one with another tab; else a new one,
@@ -81,14 +88,17 @@ fn SharedApi(
     /// The collections of the screens it opens with.
     first: Vec<String>,
 ) -> impl IntoView {
-    let screens = RwSignal::new(Vec::<(u64, String)>::new());
+    // Each screen: its id, its collection, and whether it was opened one at a time.
+    let screens = RwSignal::new(Vec::<(u64, String, bool)>::new());
     let next = StoredValue::new(1u64);
+    let one_at_a_time = RwSignal::new(false);
     let add = move |collections: &[&str]| {
+        let one = one_at_a_time.get_untracked();
         screens.update(|s| {
             for c in collections {
                 let id = next.get_value();
                 next.set_value(id + 1);
-                s.push((id, (*c).to_owned()));
+                s.push((id, (*c).to_owned(), one));
             }
         })
     };
@@ -116,7 +126,11 @@ fn SharedApi(
             seen.len() - refused
         )
     };
-    // Read once a tick, for the three lines that show it.
+    let server_in_flight = move || {
+        let most = server.with(|seen| seen.iter().map(|r| r.in_flight).max().unwrap_or(0));
+        format!("Most in flight at the API at once: {most}.")
+    };
+    // Read once a tick, for the lines that show it.
     let ledger = Memo::new(move |_| {
         let at = clock.get();
         let state = scope_state(SCOPE);
@@ -135,7 +149,13 @@ fn SharedApi(
             Some(n) => format!("Quota left: {n}."),
             None => "Quota left: not said yet.".to_owned(),
         };
-        (next, remaining, format!("429s seen: {}.", state.refusals))
+        let in_flight = format!("In flight: {}; queued: {}.", state.in_flight, state.queued);
+        (
+            next,
+            remaining,
+            format!("429s seen: {}.", state.refusals),
+            in_flight,
+        )
     });
     let base_for_lists = StoredValue::new(base);
     view! {
@@ -153,24 +173,35 @@ fn SharedApi(
                 <button data-testid="remove-all" on:click=move |_| screens.set(Vec::new())>
                     "Remove all"
                 </button>
+                <label>
+                    <input
+                        type="checkbox"
+                        data-testid="one-at-a-time"
+                        prop:checked=move || one_at_a_time.get()
+                        on:change=move |_| one_at_a_time.update(|on| *on = !*on)
+                    />
+                    " Screens added now: one request in flight at a time"
+                </label>
             </div>
             <aside class="counts">
                 <p data-testid="server-count">{server_count}</p>
                 <p data-testid="ledger-next">{move || ledger.with(|l| l.0.clone())}</p>
                 <p data-testid="ledger-remaining">{move || ledger.with(|l| l.1.clone())}</p>
                 <p data-testid="ledger-refusals">{move || ledger.with(|l| l.2.clone())}</p>
+                <p data-testid="ledger-in-flight">{move || ledger.with(|l| l.3.clone())}</p>
+                <p data-testid="server-in-flight">{server_in_flight}</p>
             </aside>
             <div class="lists">
-                <For each=move || screens.get() key=|(id, _)| *id let((id, collection))>
+                <For each=move || screens.get() key=|(id, ..)| *id let((id, collection, one))>
                     <div class="shared-screen" data-testid="shared-screen">
                         <PaletteList
                             collection
                             api_base=base_for_lists.get_value()
-                            policy=policy()
+                            policy=policy(one)
                         />
                         <button
                             class="remove"
-                            on:click=move |_| screens.update(|s| s.retain(|(i, _)| *i != id))
+                            on:click=move |_| screens.update(|s| s.retain(|(i, ..)| *i != id))
                         >
                             "Remove"
                         </button>

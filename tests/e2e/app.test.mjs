@@ -224,3 +224,27 @@ test('two tabs: a 429 in one holds back the other', async () => {
   }
   await context.close();
 });
+
+test('the shared API, one at a time: screens queue, and the API never sees two at once', async () => {
+  // Each answer is held 500 ms, so that two screens that read at once would overlap.
+  const id = await newLimit('quota=10&window_s=60&answer_ms=500');
+  const p = await page(1100, 900);
+  await p.goto(`${BASE}/?limit=${id}&screens=`);
+  await p.getByTestId('one-at-a-time').check();
+  await p.getByTestId('add-different').click();
+  const second = p.getByTestId('shared-screen').nth(1);
+  await second.getByTestId('queued').waitFor({ timeout: 2000 });
+  assert.equal(await second.getByTestId('queued').textContent(),
+    'Attempt 1 of 3 waits its turn. At most 1 request to this API may be in flight at once.');
+  for (let i = 0; i < 2; i++) {
+    await p.getByTestId('shared-screen').nth(i).getByTestId('palettes').waitFor({ timeout: 5000 });
+  }
+  const log = (await (await fetch(`${BASE}/api/limits/${id}`)).json());
+  assert.equal(log.most_in_flight, 1, JSON.stringify(log));
+  assert.ok(log.requests[1].arrived_ms >= log.requests[0].answered_ms, JSON.stringify(log));
+  await sleep(400);
+  assert.equal(await p.getByTestId('server-in-flight').textContent(),
+    'Most in flight at the API at once: 1.');
+  assert.equal(await p.getByTestId('ledger-in-flight').textContent(), 'In flight: 0; queued: 0.');
+  await p.close();
+});
