@@ -212,7 +212,8 @@ impl RetryPolicy {
     /// scope, and starts when one of those in flight ends. Its turn must come while the attempt
     /// still fits the budget with its full cap; otherwise the action stops as
     /// `budget_exhausted`, with no request sent. Reads on the scope without a limit are not
-    /// held, but their requests count. At least 1.
+    /// held, but their requests count. In the browser the count is the page's own: other tabs
+    /// share blocks, not places. At least 1.
     pub const fn with_in_flight_limit(mut self, n: u32) -> Self {
         self.in_flight_limit = Some(n);
         self
