@@ -219,44 +219,158 @@ fn reset_of(form: QuotaForm, v: &str, receipt: Option<SystemTime>) -> Result<Dur
 }
 
 /// `RateLimit`: a List of policies, each with `r` (left) and optionally `t` (seconds to reset).
+/// `sfv` checks the whole List against RFC 9651's grammar and hands each policy to
+/// [`Policies`] as it goes, so no parsed tree is built. A value that does not parse is named
+/// as such before anything a policy in it lacks.
 fn structured(v: &str) -> Result<Quota, String> {
-    let list: sfv::List = sfv::Parser::new(v).parse().map_err(|e| match e.index() {
-        Some(at) => format!("not a structured-field List (at byte {at})"),
-        None => "not a structured-field List".to_owned(),
-    })?;
-    let mut best: Option<Quota> = None;
-    for entry in &list {
-        let sfv::ListEntry::Item(item) = entry else {
-            return Err("a policy is an inner list, not an item".to_owned());
-        };
-        let param = |key: &str| -> Result<Option<u64>, String> {
-            match item.params.get(key) {
-                None => Ok(None),
-                Some(value) => value
-                    .as_integer()
-                    .and_then(|i| u64::try_from(i64::from(i)).ok())
-                    .map(Some)
-                    .ok_or_else(|| format!("its {key} is not a whole number")),
-            }
-        };
-        let remaining = param("r")?.ok_or("a policy has no r (requests left)")?;
-        let reset = param("t")?.map(Duration::from_secs);
-        let q = Quota {
-            remaining,
-            reset,
-            form: QuotaForm::Structured,
-        };
-        best = Some(match best {
-            Some(b)
-                if (b.remaining, std::cmp::Reverse(b.reset))
-                    <= (remaining, std::cmp::Reverse(reset)) =>
-            {
-                b
-            }
-            _ => q,
-        });
+    let policies = Policies {
+        best: None,
+        wrong: None,
+    };
+    sfv::Parser::new(v)
+        .parse_list_with_visitor(policies)
+        .map_err(|e| match e.index() {
+            Some(at) => format!("not a structured-field List (at byte {at})"),
+            // No place in the input: it parsed, and a policy in it is not one.
+            None => e.to_string(),
+        })?
+        .ok_or_else(|| "it names no policy".to_owned())
+}
+
+/// Why a parsed `RateLimit` value is not one this client can use.
+#[derive(Debug)]
+struct NotAPolicy(String);
+
+impl fmt::Display for NotAPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
     }
-    best.ok_or_else(|| "it names no policy".to_owned())
+}
+
+impl std::error::Error for NotAPolicy {}
+
+/// The policies of a `RateLimit` List as they are parsed: the tightest so far (the fewest
+/// left, then the latest reset), and the first thing wrong with one, told once the whole
+/// value has parsed.
+struct Policies {
+    best: Option<Quota>,
+    wrong: Option<String>,
+}
+
+impl Policies {
+    fn wrong(&mut self, why: &str) {
+        self.wrong.get_or_insert_with(|| why.to_owned());
+    }
+}
+
+impl<'de> sfv::visitor::ListVisitor<'de> for Policies {
+    type Out = Option<Quota>;
+    type Error = NotAPolicy;
+
+    fn entry(&mut self) -> Result<impl sfv::visitor::EntryVisitor<'de>, NotAPolicy> {
+        Ok(Entry(self))
+    }
+
+    fn finish(self) -> Result<Option<Quota>, NotAPolicy> {
+        match self.wrong {
+            Some(why) => Err(NotAPolicy(why)),
+            None => Ok(self.best),
+        }
+    }
+}
+
+/// One member of the List.
+struct Entry<'a>(&'a mut Policies);
+
+impl<'de> sfv::visitor::EntryVisitor<'de> for Entry<'_> {
+    type Error = NotAPolicy;
+
+    fn item(self) -> Result<impl sfv::visitor::ItemVisitor<'de>, NotAPolicy> {
+        Ok(self)
+    }
+
+    fn inner_list(self) -> Result<impl sfv::visitor::InnerListVisitor<'de>, NotAPolicy> {
+        self.0.wrong("a policy is an inner list, not an item");
+        // Still checked to its end by the grammar.
+        Ok(sfv::visitor::Ignored)
+    }
+}
+
+impl<'de> sfv::visitor::ItemVisitor<'de> for Entry<'_> {
+    type Out = ();
+    type Error = NotAPolicy;
+
+    fn bare_item(
+        self,
+        _name: sfv::BareItemFromInput<'de>,
+    ) -> Result<impl sfv::visitor::ParameterVisitor<'de, Out = ()>, NotAPolicy> {
+        // The policy's name says nothing this client needs: its parameters do.
+        Ok(Params {
+            policies: self.0,
+            r: None,
+            t: None,
+        })
+    }
+}
+
+/// One policy's `r` and `t`: the last of each, as RFC 9651 has a repeated key mean, and
+/// whether it is a whole number.
+struct Params<'a> {
+    policies: &'a mut Policies,
+    r: Option<Option<u64>>,
+    t: Option<Option<u64>>,
+}
+
+impl Params<'_> {
+    /// The policy is not one: noted, and parsing goes on.
+    fn wrong(self, why: &str) -> Result<(), NotAPolicy> {
+        self.policies.wrong(why);
+        Ok(())
+    }
+}
+
+impl<'de> sfv::visitor::ParameterVisitor<'de> for Params<'_> {
+    type Out = ();
+    type Error = NotAPolicy;
+
+    fn parameter(
+        &mut self,
+        key: &'de sfv::KeyRef,
+        value: sfv::BareItemFromInput<'de>,
+    ) -> Result<(), NotAPolicy> {
+        let whole = || {
+            value
+                .as_integer()
+                .and_then(|i| u64::try_from(i64::from(i)).ok())
+        };
+        match key.as_str() {
+            "r" => self.r = Some(whole()),
+            "t" => self.t = Some(whole()),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(), NotAPolicy> {
+        let (remaining, reset) = match (self.r, self.t) {
+            (Some(Some(r)), None | Some(Some(_))) => (r, self.t.flatten().map(Duration::from_secs)),
+            (None, _) => return self.wrong("a policy has no r (requests left)"),
+            (Some(None), _) => return self.wrong("its r is not a whole number"),
+            (_, Some(None)) => return self.wrong("its t is not a whole number"),
+        };
+        let best = &mut self.policies.best;
+        let tighter = best.as_ref().is_none_or(|b| {
+            (remaining, std::cmp::Reverse(reset)) < (b.remaining, std::cmp::Reverse(b.reset))
+        });
+        if tighter {
+            *best = Some(Quota {
+                remaining,
+                reset,
+                form: QuotaForm::Structured,
+            });
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
