@@ -393,9 +393,10 @@ impl ReadAction {
     /// The action's scope is blocked until `block.until` (a `429` to another action on the
     /// same API, or to this one; see [`ScopeLedger`](super::ScopeLedger)). A block never
     /// shortens anything: one that ends sooner than what the action knows changes nothing. A
-    /// wait that would end inside the block (or a queued attempt) now ends with it if the next attempt still fits
-    /// the budget there with its full cap, and otherwise the action stops at once as
-    /// `budget_exhausted`. An attempt in flight is not touched; the block holds the next one.
+    /// wait that would end inside the block, or a queued attempt, now ends with it if the next
+    /// attempt still fits the budget there with its full cap, and otherwise the action stops
+    /// at once as `budget_exhausted`. An attempt in flight is not touched; the block holds the
+    /// next one.
     pub fn handle_scope_block(&mut self, now: Duration, block: ScopeBlock) {
         if self.scope_block.is_some_and(|b| b.until >= block.until) {
             return;
