@@ -244,7 +244,14 @@ fn scopes_print_one_merged_timeline_and_each_actions_verdict() {
     ] {
         assert!(out.contains(line), "{line:?} not in\n{out}");
     }
-    assert!(out.ends_with("9 cases and invalid fixtures: 9 as expected, 0 not\n"));
+    // The queue: the second screen starts when the first one's answer frees the one place.
+    for line in [
+        "      0.5 s  [2] attempt 1 queued: at most 1 in flight on this API",
+        "        1 s  [2] attempt 1 started",
+    ] {
+        assert!(out.contains(line), "{line:?} not in\n{out}");
+    }
+    assert!(out.ends_with("16 cases and invalid fixtures: 16 as expected, 0 not\n"));
     let o = replay(&["../tests/fixtures/scopes.json", "--json"]);
     let all: Value = serde_json::from_slice(&o.stdout).unwrap();
     let second = &all[1];
