@@ -328,10 +328,14 @@ async fn leaving_in_flight_aborts_on_the_wire_and_the_late_answer_is_never_shown
     sleep(Duration::from_millis(1_700)).await;
     assert_eq!(server_saw(&base).await, ["aborted"]);
     assert_eq!(text(&root, "stop-outcome").unwrap(), stop);
-    assert_eq!(
-        text(&root, "stop-last-response").unwrap(),
-        "Last response: none. Attempts: 1 of 3. Elapsed: 1 second."
-    );
+    // Cancelled about 1 s in: how much later than 1 s is the browser's timing, not the library's
+    // (a loaded Firefox once took 1.1 s), so the elapsed time is read, not matched.
+    let last = text(&root, "stop-last-response").unwrap();
+    let elapsed = last
+        .strip_prefix("Last response: none. Attempts: 1 of 3. Elapsed: ")
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse::<f64>().ok());
+    assert!(elapsed.is_some_and(|s| (1.0..=1.3).contains(&s)), "{last}");
     assert!(text(&root, "palettes").is_none());
     assert!(!text(&root, "trace").unwrap().contains("answered"));
 }
