@@ -341,6 +341,12 @@ fn whole(name: &str, v: &str, min: u32) -> Result<u32, ApiError> {
     }
 }
 
+/// Optional query parameter `name`: a whole number, 0 or more (as [`whole`] reads it), or
+/// `default` when it is absent.
+fn whole_or(q: &HashMap<String, String>, name: &str, default: u32) -> Result<u32, ApiError> {
+    q.get(name).map_or(Ok(default), |v| whole(name, v, 0))
+}
+
 async fn new_limit(
     State(s): State<Scenarios>,
     RawQuery(raw): RawQuery,
@@ -348,10 +354,7 @@ async fn new_limit(
     let q = query(raw.as_deref(), &["quota", "window_s", "spent", "answer_ms"])?;
     let quota = whole("quota", required(&q, "quota")?, 1)?;
     let window_s = whole("window_s", required(&q, "window_s")?, 1)?;
-    let spent = match q.get("spent") {
-        Some(v) => whole("spent", v, 0)?,
-        None => 0,
-    };
+    let spent = whole_or(&q, "spent", 0)?;
     if spent > quota {
         return Err(error(
             StatusCode::BAD_REQUEST,
@@ -359,10 +362,7 @@ async fn new_limit(
         ));
     }
     // How long every answer is held, as a slow API holds it: at most a minute.
-    let answer_ms = match q.get("answer_ms") {
-        Some(v) => whole("answer_ms", v, 0)?.min(60_000),
-        None => 0,
-    };
+    let answer_ms = whole_or(&q, "answer_ms", 0)?.min(60_000);
     let window = Duration::from_secs(window_s.into());
     let answer_after = Duration::from_millis(answer_ms.into());
     let mut limits = s.inner.limits.lock().unwrap();
@@ -437,16 +437,14 @@ async fn limited_palettes(
         let Some(l) = limits.by_id.get_mut(&id) else {
             return Err(error(StatusCode::NOT_FOUND, format!("no limit {id}")));
         };
+        let response = limited_answer(l, collection, body);
+        // The request `limited_answer` has just logged.
         let answered = Answered {
             scenarios: s.clone(),
             limit: id,
-            n: l.log.len(),
+            n: l.log.len() - 1,
         };
-        (
-            limited_answer(l, collection, body),
-            l.answer_after,
-            answered,
-        )
+        (response, l.answer_after, answered)
     };
     tokio::time::sleep(hold).await;
     let date = httpdate::fmt_http_date(SystemTime::now());
