@@ -12,6 +12,7 @@
 //! | `http_date` | [`HttpDate`]: the three HTTP-date forms, any year, RFC 850's century |
 //! | `action` | [`ReadAction`]: the state machine |
 //! | `rate_limit` | [`RateLimitFields`]: what is left of a scope's quota, and when it resets |
+//! | `structured` | RFC 9651's List grammar, walked for `RateLimit` |
 //! | `scope` | [`ScopeLedger`]: what every request to one API has been told, and its queue |
 //! | `trace` | [`Event`]: what the trace records, and how each event reads |
 //! | `report` | [`StopReport`]: how an action ended, apart from its last response |
@@ -26,6 +27,7 @@ mod report;
 mod retry_after;
 mod scope;
 mod seconds;
+mod structured;
 mod trace;
 pub mod words;
 

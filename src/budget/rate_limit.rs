@@ -12,8 +12,11 @@
 //! A field that is present but not valid is reported ([`IgnoredField`]) and not used. The
 //! fields describe a quota; they never erase a `429` already received.
 
+use std::cmp::Reverse;
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::structured::{self, Bare};
 
 /// The rate-limit fields of a response, as received.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -219,158 +222,66 @@ fn reset_of(form: QuotaForm, v: &str, receipt: Option<SystemTime>) -> Result<Dur
 }
 
 /// `RateLimit`: a List of policies, each with `r` (left) and optionally `t` (seconds to reset).
-/// `sfv` checks the whole List against RFC 9651's grammar and hands each policy to
-/// [`Policies`] as it goes, so no parsed tree is built. A value that does not parse is named
-/// as such before anything a policy in it lacks.
+/// The whole value is checked against RFC 9651's grammar ([`structured::list`]) as its policies
+/// are read, so a value that does not parse is named as such before anything a policy in it
+/// lacks.
 fn structured(v: &str) -> Result<Quota, String> {
-    let policies = Policies {
-        best: None,
-        wrong: None,
+    let mut best: Option<Quota> = None;
+    let mut wrong = None;
+    structured::list(v, |member| {
+        match member.ok_or("a policy is an inner list, not an item") {
+            Ok(params) => match policy(params) {
+                Ok(q) => {
+                    let tighter = best.as_ref().is_none_or(|b| {
+                        (q.remaining, Reverse(q.reset)) < (b.remaining, Reverse(b.reset))
+                    });
+                    if tighter {
+                        best = Some(q);
+                    }
+                }
+                Err(why) => {
+                    wrong.get_or_insert(why);
+                }
+            },
+            Err(why) => {
+                wrong.get_or_insert(why);
+            }
+        }
+    })
+    .map_err(|at| format!("not a structured-field List (at byte {at})"))?;
+    match wrong {
+        Some(why) => Err(why.to_owned()),
+        None => best.ok_or_else(|| "it names no policy".to_owned()),
+    }
+}
+
+/// One policy's quota from its parameters: `r` and `t`, the last of each (as RFC 9651 has a
+/// repeated key mean), whole numbers; the policy's name says nothing this client needs.
+fn policy(params: &[(&str, Bare)]) -> Result<Quota, &'static str> {
+    let last = |key: &str| {
+        params
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| match *v {
+                Bare::Integer(n) => u64::try_from(n).ok(),
+                Bare::Other => None,
+            })
     };
-    sfv::Parser::new(v)
-        .parse_list_with_visitor(policies)
-        .map_err(|e| match e.index() {
-            Some(at) => format!("not a structured-field List (at byte {at})"),
-            // No place in the input: it parsed, and a policy in it is not one.
-            None => e.to_string(),
-        })?
-        .ok_or_else(|| "it names no policy".to_owned())
-}
-
-/// Why a parsed `RateLimit` value is not one this client can use.
-#[derive(Debug)]
-struct NotAPolicy(String);
-
-impl fmt::Display for NotAPolicy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for NotAPolicy {}
-
-/// The policies of a `RateLimit` List as they are parsed: the tightest so far (the fewest
-/// left, then the latest reset), and the first thing wrong with one, told once the whole
-/// value has parsed.
-struct Policies {
-    best: Option<Quota>,
-    wrong: Option<String>,
-}
-
-impl Policies {
-    fn wrong(&mut self, why: &str) {
-        self.wrong.get_or_insert_with(|| why.to_owned());
-    }
-}
-
-impl<'de> sfv::visitor::ListVisitor<'de> for Policies {
-    type Out = Option<Quota>;
-    type Error = NotAPolicy;
-
-    fn entry(&mut self) -> Result<impl sfv::visitor::EntryVisitor<'de>, NotAPolicy> {
-        Ok(Entry(self))
-    }
-
-    fn finish(self) -> Result<Option<Quota>, NotAPolicy> {
-        match self.wrong {
-            Some(why) => Err(NotAPolicy(why)),
-            None => Ok(self.best),
-        }
-    }
-}
-
-/// One member of the List.
-struct Entry<'a>(&'a mut Policies);
-
-impl<'de> sfv::visitor::EntryVisitor<'de> for Entry<'_> {
-    type Error = NotAPolicy;
-
-    fn item(self) -> Result<impl sfv::visitor::ItemVisitor<'de>, NotAPolicy> {
-        Ok(self)
-    }
-
-    fn inner_list(self) -> Result<impl sfv::visitor::InnerListVisitor<'de>, NotAPolicy> {
-        self.0.wrong("a policy is an inner list, not an item");
-        // Still checked to its end by the grammar.
-        Ok(sfv::visitor::Ignored)
-    }
-}
-
-impl<'de> sfv::visitor::ItemVisitor<'de> for Entry<'_> {
-    type Out = ();
-    type Error = NotAPolicy;
-
-    fn bare_item(
-        self,
-        _name: sfv::BareItemFromInput<'de>,
-    ) -> Result<impl sfv::visitor::ParameterVisitor<'de, Out = ()>, NotAPolicy> {
-        // The policy's name says nothing this client needs: its parameters do.
-        Ok(Params {
-            policies: self.0,
-            r: None,
-            t: None,
-        })
-    }
-}
-
-/// One policy's `r` and `t`: the last of each, as RFC 9651 has a repeated key mean, and
-/// whether it is a whole number.
-struct Params<'a> {
-    policies: &'a mut Policies,
-    r: Option<Option<u64>>,
-    t: Option<Option<u64>>,
-}
-
-impl Params<'_> {
-    /// The policy is not one: noted, and parsing goes on.
-    fn wrong(self, why: &str) -> Result<(), NotAPolicy> {
-        self.policies.wrong(why);
-        Ok(())
-    }
-}
-
-impl<'de> sfv::visitor::ParameterVisitor<'de> for Params<'_> {
-    type Out = ();
-    type Error = NotAPolicy;
-
-    fn parameter(
-        &mut self,
-        key: &'de sfv::KeyRef,
-        value: sfv::BareItemFromInput<'de>,
-    ) -> Result<(), NotAPolicy> {
-        let whole = || {
-            value
-                .as_integer()
-                .and_then(|i| u64::try_from(i64::from(i)).ok())
-        };
-        match key.as_str() {
-            "r" => self.r = Some(whole()),
-            "t" => self.t = Some(whole()),
-            _ => {}
-        }
-        Ok(())
-    }
-
-    fn finish(self) -> Result<(), NotAPolicy> {
-        let (remaining, reset) = match (self.r, self.t) {
-            (Some(Some(r)), None | Some(Some(_))) => (r, self.t.flatten().map(Duration::from_secs)),
-            (None, _) => return self.wrong("a policy has no r (requests left)"),
-            (Some(None), _) => return self.wrong("its r is not a whole number"),
-            (_, Some(None)) => return self.wrong("its t is not a whole number"),
-        };
-        let best = &mut self.policies.best;
-        let tighter = best.as_ref().is_none_or(|b| {
-            (remaining, std::cmp::Reverse(reset)) < (b.remaining, std::cmp::Reverse(b.reset))
-        });
-        if tighter {
-            *best = Some(Quota {
-                remaining,
-                reset,
-                form: QuotaForm::Structured,
-            });
-        }
-        Ok(())
-    }
+    let remaining = match last("r") {
+        None => return Err("a policy has no r (requests left)"),
+        Some(None) => return Err("its r is not a whole number"),
+        Some(Some(r)) => r,
+    };
+    let reset = match last("t") {
+        Some(None) => return Err("its t is not a whole number"),
+        t => t.flatten().map(Duration::from_secs),
+    };
+    Ok(Quota {
+        remaining,
+        reset,
+        form: QuotaForm::Structured,
+    })
 }
 
 #[cfg(test)]
