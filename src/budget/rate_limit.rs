@@ -17,6 +17,7 @@ use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::structured::{self, Bare};
+use super::words::quoted;
 
 /// The rate-limit fields of a response, as received.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -194,7 +195,7 @@ impl Quota {
 fn whole(v: &str) -> Result<u64, String> {
     let t = v.trim_matches([' ', '\t']);
     if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("\u{201c}{t}\u{201d} is not a whole number"));
+        return Err(format!("{} is not a whole number", quoted(t)));
     }
     Ok(t.bytes().fold(0u64, |n, b| {
         n.saturating_mul(10).saturating_add(u64::from(b - b'0'))

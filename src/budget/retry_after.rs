@@ -5,6 +5,7 @@ use std::time::{Duration, SystemTime};
 
 use super::http_date::HttpDate;
 use super::trace::ClockSource;
+use super::words::quoted;
 
 /// A valid `Retry-After` value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,7 +19,7 @@ pub enum RetryAfter {
 
 /// Why a `Retry-After` value is not one of the two valid forms.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("Retry-After {value:?} is invalid: {reason}")]
+#[error("Retry-After {} is invalid: {reason}", quoted(.value))]
 pub struct InvalidRetryAfter {
     /// The value as received.
     pub value: String,
@@ -284,7 +285,7 @@ mod tests {
         assert_eq!(e.value, " 1.5");
         assert_eq!(
             e.to_string(),
-            "Retry-After \" 1.5\" is invalid: a fraction is not delay-seconds"
+            "Retry-After \u{201c} 1.5\u{201d} is invalid: a fraction is not delay-seconds"
         );
     }
 

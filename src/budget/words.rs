@@ -15,14 +15,19 @@ pub fn palettes_heading(collection: &str) -> String {
     format!("Palettes: {collection}")
 }
 
-/// The title of a swatch whose colour is not a CSS colour: the data, quoted, as text, with any
-/// control character shown as U+FFFD.
-pub fn not_a_colour(text: &str) -> String {
+/// A value as received, quoted for a reader: “text”, with any control character shown as
+/// U+FFFD (so what a server sent cannot break the line it is shown in).
+pub fn quoted(text: &str) -> String {
     let shown: String = text
         .chars()
         .map(|c| if c.is_control() { '\u{fffd}' } else { c })
         .collect();
-    format!("Not a colour: \u{201c}{shown}\u{201d}")
+    format!("\u{201c}{shown}\u{201d}")
+}
+
+/// The title of a swatch whose colour is not a CSS colour: the data, [quoted], as text.
+pub fn not_a_colour(text: &str) -> String {
+    format!("Not a colour: {}", quoted(text))
 }
 
 /// The button that stops a running read (as leaving the screen does).
