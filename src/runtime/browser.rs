@@ -30,8 +30,13 @@ const MAX_TIMEOUT_MS: u32 = i32::MAX as u32;
 /// The delay to arm for a deadline `wait` away: rounded up to the millisecond (a timer that
 /// fires a little early is re-armed; one that fires late is real), and at most what
 /// `setTimeout` can hold, so a longer wait or cap is armed in chunks: the core ignores a wake
-/// before its deadline, and the driver arms the rest.
+/// before its deadline, and the driver arms the rest. Under half a millisecond left, it is 0
+/// (the next task): a browser's coarsened `performance.now()` can read a wake a fraction of a
+/// millisecond before its deadline, and a whole millisecond more would make that start late.
 fn timer_ms(wait: Duration) -> u32 {
+    if wait < Duration::from_micros(500) {
+        return 0;
+    }
     // Whole microseconds, rounded up to the millisecond.
     let ms = wait
         .as_secs()
@@ -656,9 +661,13 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
-    fn a_timer_is_armed_rounded_up_and_within_what_set_timeout_holds() {
+    fn a_timer_is_armed_rounded_up_and_within_what_set_timeout_holds_and_a_crumb_is_the_next_task()
+    {
         assert_eq!(timer_ms(Duration::ZERO), 0);
-        assert_eq!(timer_ms(Duration::from_micros(1)), 1);
+        // A wake read a little early: the rest is the next task, not a whole millisecond.
+        assert_eq!(timer_ms(Duration::from_micros(1)), 0);
+        assert_eq!(timer_ms(Duration::from_micros(499)), 0);
+        assert_eq!(timer_ms(Duration::from_micros(500)), 1);
         assert_eq!(timer_ms(Duration::from_millis(1500)), 1500);
         // Whole microseconds count: 1.0005 ms is 1000 µs, 1.001 ms rounds up.
         assert_eq!(timer_ms(Duration::from_nanos(1_000_500)), 1);
