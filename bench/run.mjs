@@ -18,7 +18,7 @@ try {
   const page = await browser.newPage();
   page.on('pageerror', (e) => { throw e; });
   await page.goto(url);
-  // About 2 x the delays' sum (runtime, then the bare chain), then a 10 s wait.
+  // About 2 x the delays' sum (the runtime and the bare chain, taking turns), then a 10 s wait.
   await page.locator('#results').waitFor({ state: 'attached', timeout: 600_000 });
   const r = JSON.parse(await page.locator('#results').textContent());
   const f = r.fidelity;
