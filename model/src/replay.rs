@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use palette_list::body::BodyReader;
 use palette_list::budget::{
     is_success, seconds, words, BodyProblem, ClockSource, DropReason, Event, Failure, HeaderNote,
-    Phase, Place, Precision, RateLimitFields, ReadAction, Response, ScopeLedger, Step, StopReport,
+    Phase, Precision, RateLimitFields, ReadAction, Response, ScopeLedger, Step, StopReport,
     TraceEvent, WaitReason,
 };
 use palette_list::palettes::PaletteCollection;
@@ -210,8 +210,6 @@ struct Player<'c> {
     in_flight: Option<(usize, Option<Duration>)>,
     leave: Option<Duration>,
     waits: usize,
-    /// Where it stands with the scope's places in flight.
-    place: Place,
     /// Trace events already merged.
     merged: usize,
 }
@@ -287,7 +285,6 @@ fn play(scope: &str, actions: &[(Duration, &Case)]) -> Result<ScopeReplay, CaseE
             in_flight: None,
             leave: case.user_leaves_at.map(|l| start + l),
             waits: 0,
-            place: Place::Out,
             merged: 0,
         })
         .collect();
@@ -382,18 +379,17 @@ fn settle(
 ) -> Result<(), CaseError> {
     for (ticket, p) in players.iter_mut().enumerate() {
         if let Some(action) = &p.action {
-            p.place = ledger.handle_phase(scope, ticket as u64, action.phase(), p.place);
+            ledger.handle_phase(scope, ticket as u64, action.phase());
         }
     }
     while let Some(ticket) = ledger.poll_slot(now, scope) {
         let p = &mut players[ticket as usize];
-        p.place = Place::InFlight;
         if let Some(action) = &mut p.action {
             action.handle_slot(now);
         }
         p.take_step(now)?;
         if let Some(action) = &p.action {
-            p.place = ledger.handle_phase(scope, ticket, action.phase(), p.place);
+            ledger.handle_phase(scope, ticket, action.phase());
         }
     }
     Ok(())

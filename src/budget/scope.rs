@@ -58,13 +58,14 @@ pub struct ScopeState {
     /// When the window `remaining` counts in resets (the driver's clock), where the fields
     /// said.
     pub quota_resets: Option<Duration>,
-    /// Requests on the scope in flight now (and places granted to queued reads).
+    /// Requests on the scope in flight now (and places granted to queued reads), counted from
+    /// the ledger's places when the state is read.
     pub in_flight: u32,
-    /// Reads queued for a place in flight.
+    /// Reads queued for a place in flight, counted likewise.
     pub queued: u32,
 }
 
-/// Where one read stands with its scope's places in flight, as its driver keeps it (see
+/// Where one read stands with its scope's places in flight (see
 /// [`ScopeLedger::handle_phase`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Place {
@@ -77,13 +78,13 @@ pub enum Place {
     InFlight,
 }
 
-/// A read queued for a place among its scope's requests in flight.
+/// A read queued for a place among its scope's requests in flight, or holding one.
 #[derive(Clone, Debug)]
-struct Waiter {
+struct Holder {
     scope: String,
     /// The driver's name for the read.
     ticket: u64,
-    /// The most requests in flight it may start beside.
+    /// The most requests in flight it may start beside (queued reads only).
     limit: u32,
 }
 
@@ -106,7 +107,9 @@ pub struct ScopeLedger {
     /// A page reads a few APIs: a list, searched in order, is all it needs.
     scopes: Vec<(String, ScopeState)>,
     /// Every scope's queue, in the order the reads queued.
-    queue: Vec<Waiter>,
+    queue: Vec<Holder>,
+    /// The reads holding a place in flight: their attempt runs, or a place was granted.
+    in_flight: Vec<Holder>,
 }
 
 impl ScopeLedger {
@@ -115,6 +118,7 @@ impl ScopeLedger {
         Self {
             scopes: Vec::new(),
             queue: Vec::new(),
+            in_flight: Vec::new(),
         }
     }
 
@@ -193,51 +197,63 @@ impl ScopeLedger {
     }
 
     /// Brings the ledger in line with a read after it has taken its steps: `phase` is where the
-    /// action is now, `held` where the read stood with the ledger (the driver's `ticket` names
-    /// it). A read that queued joins the scope's queue; one whose attempt started without a
-    /// grant takes a place in flight; one that left the queue, or whose attempt ended, gives
-    /// its place back. Returns where the read stands now. Afterwards, the driver grants what
-    /// [`poll_slot`](Self::poll_slot) releases.
-    pub fn handle_phase(&mut self, scope: &str, ticket: u64, phase: &Phase, held: Place) -> Place {
+    /// action is now (the driver's `ticket` names it). A read that queued joins the scope's
+    /// queue; one whose attempt started without a grant takes a place in flight; one that left
+    /// the queue, or whose attempt ended, gives its place back. Returns where the read stands
+    /// now. Afterwards, the driver grants what [`poll_slot`](Self::poll_slot) releases.
+    pub fn handle_phase(&mut self, scope: &str, ticket: u64, phase: &Phase) -> Place {
         let (now, limit) = match *phase {
             Phase::InFlight { .. } => (Place::InFlight, 0),
             Phase::Queued { limit, .. } => (Place::Queued, limit),
             Phase::Waiting { .. } | Phase::Stopped => (Place::Out, 0),
         };
-        if now != held {
-            match held {
-                Place::Queued => self.handle_dequeue(ticket),
-                Place::InFlight => self.handle_attempt_ended(scope),
-                Place::Out => {}
-            }
+        if now != self.place(ticket) {
+            self.handle_dequeue(ticket);
+            self.handle_attempt_ended(ticket);
             match now {
                 Place::Queued => self.handle_queue(scope, ticket, limit),
-                Place::InFlight => self.handle_attempt_started(scope),
+                Place::InFlight => self.handle_attempt_started(scope, ticket),
                 Place::Out => {}
             }
         }
         now
     }
 
-    /// An attempt on `scope` started without queueing (its read has no in-flight limit): it
-    /// counts in flight until [`handle_attempt_ended`](Self::handle_attempt_ended).
-    pub fn handle_attempt_started(&mut self, scope: &str) {
-        self.entry(scope).in_flight += 1;
+    /// Where the read `ticket` stands.
+    pub fn place(&self, ticket: u64) -> Place {
+        let has = |list: &[Holder]| list.iter().any(|h| h.ticket == ticket);
+        if has(&self.in_flight) {
+            Place::InFlight
+        } else if has(&self.queue) {
+            Place::Queued
+        } else {
+            Place::Out
+        }
     }
 
-    /// A request on `scope` that held a place in flight ended: it was answered, failed or was
-    /// aborted, or a place [`poll_slot`](Self::poll_slot) granted went unused.
-    pub fn handle_attempt_ended(&mut self, scope: &str) {
-        let state = self.entry(scope);
-        state.in_flight = state.in_flight.saturating_sub(1);
+    /// The read `ticket`'s attempt on `scope` started without queueing (its read has no
+    /// in-flight limit): it counts in flight until
+    /// [`handle_attempt_ended`](Self::handle_attempt_ended).
+    pub fn handle_attempt_started(&mut self, scope: &str, ticket: u64) {
+        self.in_flight.push(Holder {
+            scope: scope.to_owned(),
+            ticket,
+            limit: 0,
+        });
+    }
+
+    /// The read `ticket` no longer holds a place in flight: its request was answered, failed
+    /// or was aborted, or a place [`poll_slot`](Self::poll_slot) granted went unused. Nothing
+    /// happens if it holds none.
+    pub fn handle_attempt_ended(&mut self, ticket: u64) {
+        self.in_flight.retain(|h| h.ticket != ticket);
     }
 
     /// The read the driver calls `ticket` queues on `scope` for a place among at most `limit`
     /// requests in flight ([`Step::Queue`](super::Step::Queue)), behind every read that
     /// queued before it.
     pub fn handle_queue(&mut self, scope: &str, ticket: u64, limit: u32) {
-        self.entry(scope).queued += 1;
-        self.queue.push(Waiter {
+        self.queue.push(Holder {
             scope: scope.to_owned(),
             ticket,
             limit,
@@ -247,37 +263,39 @@ impl ScopeLedger {
     /// The read `ticket` leaves the queue (it stopped, or waits for a block); nothing happens
     /// if it is not queued.
     pub fn handle_dequeue(&mut self, ticket: u64) {
-        if let Some(i) = self.queue.iter().position(|w| w.ticket == ticket) {
-            let waiter = self.queue.remove(i);
-            let state = self.entry(&waiter.scope);
-            state.queued = state.queued.saturating_sub(1);
-        }
+        self.queue.retain(|h| h.ticket != ticket);
     }
 
     /// The queued read on `scope` whose turn has come at `now`, if any: the first in the
     /// scope's queue, once fewer than its limit are in flight and the scope is not blocked. It
-    /// leaves the queue, and its place counts in flight from now until
+    /// leaves the queue, and holds a place in flight from now until
     /// [`handle_attempt_ended`](Self::handle_attempt_ended). Call it until `None` after every
     /// change: a queue, an end, a block's end.
     pub fn poll_slot(&mut self, now: Duration, scope: &str) -> Option<u64> {
         if self.poll_block(now, scope).is_some() {
             return None;
         }
-        let i = self.queue.iter().position(|w| w.scope == scope)?;
-        let (ticket, limit) = (self.queue[i].ticket, self.queue[i].limit);
-        let state = self.entry(scope);
-        if state.in_flight >= limit {
+        let i = self.queue.iter().position(|h| h.scope == scope)?;
+        if self.state(scope).in_flight >= self.queue[i].limit {
             return None;
         }
-        state.in_flight += 1;
-        state.queued -= 1;
-        self.queue.remove(i);
+        let granted = self.queue.remove(i);
+        let ticket = granted.ticket;
+        self.in_flight.push(granted);
         Some(ticket)
     }
 
     /// What the ledger knows of `scope`.
     pub fn state(&self, scope: &str) -> ScopeState {
-        self.find(scope).copied().unwrap_or_default()
+        let count = |list: &[Holder]| {
+            let n = list.iter().filter(|h| h.scope == scope).count();
+            u32::try_from(n).unwrap_or(u32::MAX)
+        };
+        ScopeState {
+            in_flight: count(&self.in_flight),
+            queued: count(&self.queue),
+            ..self.find(scope).copied().unwrap_or_default()
+        }
     }
 
     fn find(&self, scope: &str) -> Option<&ScopeState> {

@@ -1165,7 +1165,7 @@ fn queued(at: Duration, limit: u32, budget: u64) -> ReadAction {
 fn the_ledger_grants_places_in_flight_in_the_order_reads_queued() {
     let mut ledger = ScopeLedger::new();
     // One read without a limit is in flight: its request counts.
-    ledger.handle_attempt_started(API);
+    ledger.handle_attempt_started(API, 0);
     for ticket in [1, 2, 3] {
         ledger.handle_queue(API, ticket, 2);
     }
@@ -1180,12 +1180,15 @@ fn the_ledger_grants_places_in_flight_in_the_order_reads_queued() {
     // Read 2 leaves the queue; when a request ends, read 3 is next.
     ledger.handle_dequeue(2);
     ledger.handle_dequeue(2);
-    ledger.handle_attempt_ended(API);
+    assert_eq!(ledger.place(2), Place::Out);
+    ledger.handle_attempt_ended(0);
+    ledger.handle_attempt_ended(0);
     assert_eq!(ledger.poll_slot(T0, API), Some(3));
+    assert_eq!(ledger.place(3), Place::InFlight);
     assert_eq!(ledger.poll_slot(T0, API), None);
     assert_eq!(ledger.state(API).queued, 0);
     // A blocked scope grants nothing until the block ends.
-    ledger.handle_attempt_ended(API);
+    ledger.handle_attempt_ended(1);
     ledger.handle_queue(API, 4, 2);
     let refused = Response::new(429).retry_after("5");
     ledger.handle_response(T0, API, &refused, None, false);
@@ -1196,12 +1199,12 @@ fn the_ledger_grants_places_in_flight_in_the_order_reads_queued() {
 #[test]
 fn a_strict_queue_never_lets_a_later_read_pass_the_first() {
     let mut ledger = ScopeLedger::new();
-    ledger.handle_attempt_started(API);
+    ledger.handle_attempt_started(API, 0);
     // The first may start beside none in flight; the second beside one, but it queued later.
     ledger.handle_queue(API, 1, 1);
     ledger.handle_queue(API, 2, 2);
     assert_eq!(ledger.poll_slot(T0, API), None);
-    ledger.handle_attempt_ended(API);
+    ledger.handle_attempt_ended(0);
     assert_eq!(ledger.poll_slot(T0, API), Some(1));
     // Once the first has started, the second's own limit of 2 lets it start beside it.
     assert_eq!(ledger.poll_slot(T0, API), Some(2));
@@ -1307,22 +1310,26 @@ fn a_drivers_places_follow_its_reads_phases() {
     let mut ledger = ScopeLedger::new();
     // A read without a limit takes a place when its attempt starts, and gives it back after.
     let mut a = start();
-    let held = ledger.handle_phase(API, 1, a.phase(), Place::Out);
+    let held = ledger.handle_phase(API, 1, a.phase());
     assert_eq!((held, ledger.state(API).in_flight), (Place::InFlight, 1));
+    // Told twice, it still holds one place.
+    ledger.handle_phase(API, 1, a.phase());
+    assert_eq!(ledger.state(API).in_flight, 1);
     a.handle_response(T0 + s(1), &Response::new(429).retry_after("2"), None);
-    let held = ledger.handle_phase(API, 1, a.phase(), held);
+    let held = ledger.handle_phase(API, 1, a.phase());
     assert_eq!((held, ledger.state(API).in_flight), (Place::Out, 0));
 
     // A read with a limit queues; a grant holds its place, its start does not count twice.
     let mut b = queued(T0, 1, 20);
-    let held = ledger.handle_phase(API, 2, b.phase(), Place::Out);
+    let held = ledger.handle_phase(API, 2, b.phase());
     assert_eq!((held, ledger.state(API).queued), (Place::Queued, 1));
     assert_eq!(ledger.poll_slot(T0, API), Some(2));
+    assert_eq!(ledger.place(2), Place::InFlight);
     b.handle_slot(T0);
-    let held = ledger.handle_phase(API, 2, b.phase(), Place::InFlight);
+    let held = ledger.handle_phase(API, 2, b.phase());
     assert_eq!((held, ledger.state(API).in_flight), (Place::InFlight, 1));
     b.handle_leave(T0 + s(1));
-    let held = ledger.handle_phase(API, 2, b.phase(), held);
+    let held = ledger.handle_phase(API, 2, b.phase());
     assert_eq!((held, ledger.state(API).in_flight), (Place::Out, 0));
 }
 

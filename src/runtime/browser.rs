@@ -19,8 +19,8 @@ use crate::body::{BodyReader, ReadFn};
 use crate::budget::words;
 use crate::budget::TraceEvent;
 use crate::budget::{
-    is_success, next_change, BodyProblem, Outcome, Phase, Place, RateLimitFields, ReadAction,
-    Response, RetryPolicy, ScopeBlock, Step,
+    is_success, next_change, BodyProblem, Outcome, Phase, RateLimitFields, ReadAction, Response,
+    RetryPolicy, ScopeBlock, Step,
 };
 
 /// The longest delay `setTimeout` holds (2^31 - 1 ms, about 24.8 days); a longer one fires at
@@ -285,10 +285,8 @@ struct Run<T> {
     ticker: Option<Timeout>,
     /// A 2xx body, parsed, waiting for the core's verdict.
     data: Option<T>,
-    /// The action's name in its scope's queue.
+    /// The action's name in its scope's queue and places in flight.
     ticket: u64,
-    /// Where it stands with its scope's places in flight.
-    place: Place,
 }
 
 /// Whether an action is still loading or waiting. One that is busy deciding (its state
@@ -326,7 +324,6 @@ where
                 ticker: None,
                 data: None,
                 ticket,
-                place: Place::Out,
             }));
             shared.run.replace(Some(run.clone()));
             scopes::join(
@@ -375,7 +372,6 @@ where
         };
         {
             let mut run = run.borrow_mut();
-            run.place = Place::InFlight;
             run.action.handle_slot(now());
         }
         pump(&shared, &run);
@@ -478,7 +474,7 @@ where
     if owned {
         shared.show_trace(run.action.trace());
     }
-    run.place = scopes::settle(&shared.scope, run.ticket, run.action.phase(), run.place);
+    scopes::settle(&shared.scope, run.ticket, run.action.phase());
     run.timer = run.action.poll_timeout().map(|deadline| {
         let ms = timer_ms(deadline.saturating_sub(now()));
         let (shared, run_rc) = (shared.clone(), run_rc.clone());

@@ -16,7 +16,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{BroadcastChannel, MessageEvent};
 
-use crate::budget::{BlockWhy, Phase, Place, Response, ScopeBlock, ScopeLedger, ScopeState};
+use crate::budget::{BlockWhy, Phase, Response, ScopeBlock, ScopeLedger, ScopeState};
 
 /// The name of the channel tabs share blocks on.
 pub const CHANNEL: &str = "palette-list:scope-ledger:1";
@@ -73,11 +73,10 @@ pub(super) fn join(scope: Rc<str>, member: Rc<dyn Member>) {
     });
 }
 
-/// A read (`ticket`) on `scope` has taken its steps and is now in `phase`; it stood at `held`
-/// with the ledger. Returns where it stands now. Then call [`grant`] with no read's state
-/// borrowed.
-pub(super) fn settle(scope: &str, ticket: u64, phase: &Phase, held: Place) -> Place {
-    PAGE.with_borrow_mut(|page| page.ledger.handle_phase(scope, ticket, phase, held))
+/// A read (`ticket`) on `scope` has taken its steps and is now in `phase`: the ledger follows.
+/// Then call [`grant`] with no read's state borrowed.
+pub(super) fn settle(scope: &str, ticket: u64, phase: &Phase) {
+    PAGE.with_borrow_mut(|page| page.ledger.handle_phase(scope, ticket, phase));
 }
 
 /// Every queued read on `scope` whose turn has come at `now` starts, in the order they queued.
@@ -88,11 +87,11 @@ pub(super) fn grant(now: Duration, scope: &str) {
     while let Some(member) = PAGE.with_borrow_mut(|page| {
         let ticket = page.ledger.poll_slot(now, scope)?;
         let member = page.members.iter().find(|(_, m)| m.ticket() == ticket);
-        Some(member.map(|(_, m)| m.clone()))
+        Some((ticket, member.map(|(_, m)| m.clone())))
     }) {
         // A read that is gone cannot use the place: it goes to the next.
-        if !member.is_some_and(|m| m.granted()) {
-            PAGE.with_borrow_mut(|page| page.ledger.handle_attempt_ended(scope));
+        if !member.1.is_some_and(|m| m.granted()) {
+            PAGE.with_borrow_mut(|page| page.ledger.handle_attempt_ended(member.0));
         }
     }
 }
