@@ -208,8 +208,17 @@ struct Shared<T: 'static> {
 }
 
 thread_local! {
-    static NEXT_VIEW: Cell<u64> = const { Cell::new(0) };
-    static NEXT_TICKET: Cell<u64> = const { Cell::new(0) };
+    /// The last id handed out, for screens and for actions alike (each only needs its own to
+    /// be unique on the page).
+    static LAST_ID: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A new id, unique on the page.
+fn next_id() -> u64 {
+    LAST_ID.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    })
 }
 
 impl<T: 'static> Shared<T> {
@@ -228,10 +237,7 @@ impl<T: 'static> Shared<T> {
 impl<T: Clone + Send + Sync + 'static> Shared<T> {
     /// A screen joins: it shows what the others show from now on. Returns its id.
     fn join(&self, view: View<T>) -> u64 {
-        let id = NEXT_VIEW.with(|n| {
-            n.set(n.get() + 1);
-            n.get()
-        });
+        let id = next_id();
         if let Some(state) = self.shown.borrow().clone() {
             view.state.try_set(state);
             view.clock.try_set(now());
@@ -312,10 +318,7 @@ where
             shared.run.replace(None);
         }
         Ok(action) => {
-            let ticket = NEXT_TICKET.with(|n| {
-                n.set(n.get() + 1);
-                n.get()
-            });
+            let ticket = next_id();
             let run = Rc::new(RefCell::new(Run {
                 generation,
                 action,
