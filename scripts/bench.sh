@@ -7,8 +7,8 @@
 #      same 200 delays, in the same page of headless Chromium;
 #   3. wakes: timer callbacks, signal writes and live-region changes during one 10 s wait;
 #   4. core cost: criterion, natively: the core deciding a three-attempt schedule.
-# Installs what is missing first. Takes about 15 minutes on 2 cores (mostly release builds and
-# the 200 real waits, twice).
+# Installs what is missing first. Takes about 8 minutes on 2 cores once the tools are built
+# (mostly release builds and the 200 real waits, twice).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/install.sh"
 cd "$root"
