@@ -25,11 +25,7 @@ pub(crate) fn list<'a>(
     input: &'a str,
     mut member: impl FnMut(Member<'a, '_>),
 ) -> Result<(), usize> {
-    let mut c = Cursor {
-        s: input.as_bytes(),
-        at: 0,
-        text: input,
-    };
+    let mut c = Cursor { text: input, at: 0 };
     let mut params = Vec::new();
     c.skip(SP);
     while c.peek().is_some() {
@@ -63,14 +59,13 @@ const OWS: &[u8] = b" \t";
 
 /// The input and how far it has been read.
 struct Cursor<'a> {
-    s: &'a [u8],
-    at: usize,
     text: &'a str,
+    at: usize,
 }
 
 impl<'a> Cursor<'a> {
     fn peek(&self) -> Option<u8> {
-        self.s.get(self.at).copied()
+        self.text.as_bytes().get(self.at).copied()
     }
 
     fn skip(&mut self, these: &[u8]) {
@@ -197,7 +192,7 @@ impl<'a> Cursor<'a> {
             }
             self.at += 1;
         }
-        base64(&self.s[from..self.at - 1]).map_err(|k| from + k)?;
+        base64(&self.text.as_bytes()[from..self.at - 1]).map_err(|k| from + k)?;
         Ok(Bare::Other)
     }
 
@@ -227,8 +222,13 @@ impl<'a> Cursor<'a> {
                     return match std::str::from_utf8(&bytes) {
                         Ok(_) => Ok(Bare::Other),
                         // The byte where the first bad character's text begins.
-                        Err(e) => Err((0..e.valid_up_to())
-                            .fold(from, |k, _| k + if self.s[k] == b'%' { 3 } else { 1 })),
+                        Err(e) => Err((0..e.valid_up_to()).fold(from, |k, _| {
+                            k + if self.text.as_bytes()[k] == b'%' {
+                                3
+                            } else {
+                                1
+                            }
+                        })),
                     };
                 }
                 b'%' => {
