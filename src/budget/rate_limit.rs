@@ -230,20 +230,18 @@ fn structured(v: &str) -> Result<Quota, String> {
     let mut best: Option<Quota> = None;
     let mut wrong = None;
     structured::list(v, |member| {
-        match member.ok_or("a policy is an inner list, not an item") {
-            Ok(params) => match policy(params) {
-                Ok(q) => {
-                    let tighter = best.as_ref().is_none_or(|b| {
-                        (q.remaining, Reverse(q.reset)) < (b.remaining, Reverse(b.reset))
-                    });
-                    if tighter {
-                        best = Some(q);
-                    }
+        let quota = member
+            .ok_or("a policy is an inner list, not an item")
+            .and_then(policy);
+        match quota {
+            Ok(q) => {
+                let tighter = best.as_ref().is_none_or(|b| {
+                    (q.remaining, Reverse(q.reset)) < (b.remaining, Reverse(b.reset))
+                });
+                if tighter {
+                    best = Some(q);
                 }
-                Err(why) => {
-                    wrong.get_or_insert(why);
-                }
-            },
+            }
             Err(why) => {
                 wrong.get_or_insert(why);
             }
