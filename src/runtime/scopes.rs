@@ -84,14 +84,14 @@ pub(super) fn settle(scope: &str, ticket: u64, phase: &Phase) {
 pub(super) fn grant(now: Duration, scope: &str) {
     // Each grant is taken out of the ledger before the read hears of it, so a read that
     // settles (and grants) in turn sees the ledger as it is.
-    while let Some(member) = PAGE.with_borrow_mut(|page| {
+    while let Some((ticket, member)) = PAGE.with_borrow_mut(|page| {
         let ticket = page.ledger.poll_slot(now, scope)?;
         let member = page.members.iter().find(|(_, m)| m.ticket() == ticket);
         Some((ticket, member.map(|(_, m)| m.clone())))
     }) {
         // A read that is gone cannot use the place: it goes to the next.
-        if !member.1.is_some_and(|m| m.granted()) {
-            PAGE.with_borrow_mut(|page| page.ledger.handle_attempt_ended(member.0));
+        if !member.is_some_and(|m| m.granted()) {
+            PAGE.with_borrow_mut(|page| page.ledger.handle_attempt_ended(ticket));
         }
     }
 }
