@@ -23,8 +23,8 @@
 //! response kept apart. The whole contract is [`contract`].
 //!
 //! A rate limit belongs to the API, not to a screen: reads on one scope (by default the URL's
-//! origin; [`RetryPolicy::with_scope`] names another) share the page's
-//! [`ScopeLedger`](budget::ScopeLedger), and other tabs hear of its blocks. A `429`, or
+//! origin; [`RetryPolicy::with_scope`] names another) meet in the page's
+//! [`Page`](budget::Page), whose ledger other tabs hear of. A `429`, or
 //! RateLimit fields that say nothing is left, hold back every read on the scope, which waits
 //! for the block's end if it fits its own budget and stops at once otherwise; identical reads
 //! share one action ([`RetryPolicy::with_coalescing`]); [`RetryPolicy::with_jitter`] spreads
@@ -59,6 +59,9 @@ pub use components::{
     Timeline, TracePanel,
 };
 pub use runtime::{use_budgeted_get, use_budgeted_read, BudgetedRead, ReadState};
+
+#[cfg(test)]
+mod test_clock;
 
 #[cfg(all(test, target_arch = "wasm32"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

@@ -1,7 +1,7 @@
-//! The `RateLimit` field as the library reads it (its own walk of RFC 9651's List grammar,
-//! `src/budget/structured.rs`), against an oracle that builds the `sfv` crate's parsed `List`
-//! and reads it the plain way: random values, valid and not, must give the same quota, the
-//! same verdict, and a grammar failure at the same byte.
+//! The `RateLimit` field as the library reads it (`sfv`'s visitor, with the policies taken as
+//! they are parsed), against an oracle that builds `sfv`'s parsed `List` and reads it the plain
+//! way: random values, valid and not, must give the same quota, the same verdict, and a grammar
+//! failure at the same byte.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::time::Duration;

@@ -2,69 +2,16 @@
 
 use std::time::{Duration, SystemTime};
 
+use super::block::ScopeBlock;
+use super::clock::ClockSource;
 use super::policy::{is_success, PolicyError, RetryPolicy};
-use super::rate_limit::RateLimitFields;
-use super::report::{BodyProblem, HeldBack, LastResponse, Outcome, StopReport, StoppedWhile};
-use super::retry_after::{parse_retry_after, receipt_clock, HeaderNote, RetryAfter};
-use super::scope::ScopeBlock;
-use super::trace::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};
-
-/// An HTTP response as the core needs it: the status and the headers that matter.
-/// There is no body and no method here; the read action is `GET` only.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Response {
-    /// The status code.
-    pub status: u16,
-    /// The `Retry-After` value, as received.
-    pub retry_after: Option<String>,
-    /// The `Date` value, as received.
-    pub date: Option<String>,
-    /// The response came cross-origin, so a missing header may only be hidden by CORS.
-    pub cross_origin: bool,
-    /// The RateLimit fields, as received.
-    pub rate_limit: RateLimitFields,
-}
-
-impl Response {
-    /// A response with this status and no headers.
-    pub const fn new(status: u16) -> Self {
-        Self {
-            status,
-            retry_after: None,
-            date: None,
-            cross_origin: false,
-            rate_limit: RateLimitFields::none(),
-        }
-    }
-
-    /// With a `Retry-After` value.
-    pub fn retry_after(mut self, value: impl Into<String>) -> Self {
-        self.retry_after = Some(value.into());
-        self
-    }
-
-    /// With a `Date` value.
-    pub fn date(mut self, value: impl Into<String>) -> Self {
-        self.date = Some(value.into());
-        self
-    }
-
-    /// With a rate-limit field (`RateLimit`, `RateLimit-Remaining`, … in any case); any other
-    /// name is not one, and panics.
-    pub fn rate_limit(mut self, name: &str, value: impl Into<String>) -> Self {
-        assert!(
-            self.rate_limit.set(name, value),
-            "{name} is not a rate-limit field"
-        );
-        self
-    }
-
-    /// Marked as cross-origin.
-    pub const fn cross_origin(mut self, cross_origin: bool) -> Self {
-        self.cross_origin = cross_origin;
-        self
-    }
-}
+use super::report::{
+    BodyProblem, HeldBy, LastResponse, Outcome, StopReport, StoppedWhile, TransportFailure,
+};
+use super::response::{Reading, Response};
+use super::retry_after::{HeaderNote, RetryAfter};
+use super::trace::{DropReason, Event, Failure, TraceEvent};
+use super::wait::WaitReason;
 
 /// What the driver must do next. `deadline` and `until` are on the driver's monotonic clock.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,10 +24,9 @@ pub enum Step {
         deadline: Duration,
     },
     /// Queue for a place among the scope's requests in flight (the policy's
-    /// [`in_flight_limit`](super::RetryPolicy::in_flight_limit); see
-    /// [`ScopeLedger::handle_queue`](super::ScopeLedger::handle_queue)). Call `handle_slot` when
-    /// the place is granted, and `handle_timeout` at `latest`: the last start at which the
-    /// attempt fits the budget with its full cap.
+    /// [`in_flight_limit`](super::RetryPolicy::in_flight_limit)): the [`Page`](super::Page)
+    /// starts the attempt when its turn comes, and stops it at `latest`, the last start at
+    /// which the attempt fits the budget with its full cap. Show it as queued.
     Queue {
         /// The attempt that queues.
         number: u32,
@@ -194,12 +140,12 @@ impl ReadAction {
     }
 
     /// [`start`](Self::start) on a scope that may be blocked: with `block` still running at
-    /// `now` (from [`ScopeLedger::poll_block`](super::ScopeLedger::poll_block)), the first step
+    /// `now` (from the scope's ledger), the first step
     /// is to wait for its end if attempt 1 then fits the budget with its full cap, and
     /// otherwise to stop at once as `budget_exhausted`, with no request sent. `seed` is where
     /// the policy's jitter is drawn from: a random number in a driver, so that actions held
     /// back together return apart; any fixed number in a test or a replay.
-    pub fn start_under(
+    pub(crate) fn start_under(
         now: Duration,
         policy: RetryPolicy,
         block: Option<ScopeBlock>,
@@ -242,7 +188,8 @@ impl ReadAction {
         response: &Response,
         local_wall_clock: Option<SystemTime>,
     ) {
-        self.receive(now, response, local_wall_clock, None);
+        let reading = response.read(local_wall_clock, self.policy.trust_local_clock());
+        self.receive(now, response, reading, None);
     }
 
     /// A 2xx arrived at `now`, but its body could not be used; `problem` says why, never what
@@ -257,31 +204,29 @@ impl ReadAction {
         local_wall_clock: Option<SystemTime>,
         problem: BodyProblem,
     ) {
-        self.receive(now, response, local_wall_clock, Some(problem));
+        let reading = response.read(local_wall_clock, self.policy.trust_local_clock());
+        self.receive(now, response, reading, Some(problem));
     }
 
-    fn receive(
+    /// A response arrived at `now`, already read (the page reads each response once, for its
+    /// ledger and for this action); `body` is what was wrong with a 2xx's body, if anything.
+    pub(crate) fn receive(
         &mut self,
         now: Duration,
         response: &Response,
-        local_wall_clock: Option<SystemTime>,
+        reading: Reading,
         body: Option<BodyProblem>,
     ) {
         let Some(attempt) = self.answer_arrived(now, Some(response.status)) else {
             return;
         };
-        let wall_clock = receipt_clock(
-            response.date.as_deref(),
-            local_wall_clock,
-            self.policy.trust_local_clock(),
-        );
-        let class = self.classify(response);
+        let wall_clock = reading.wall_clock;
+        let class = self.classify(response, &reading);
         let note = match &class {
             Class::Retry(Err(n)) => Some(n.clone()),
             _ => None,
         };
         // Traced only: the scope's ledger acts on them, for every action on the scope.
-        let (quota, ignored) = response.rate_limit.read(wall_clock.map(|(at, _)| at));
         self.record(
             now,
             Event::ResponseReceived {
@@ -291,8 +236,8 @@ impl ReadAction {
                 date: response.date.clone(),
                 wall_clock,
                 note: note.clone(),
-                quota,
-                ignored,
+                quota: reading.quota,
+                ignored: reading.ignored,
             },
         );
         self.last_response = Some(LastResponse {
@@ -301,24 +246,22 @@ impl ReadAction {
             note,
         });
         match (class, body) {
-            (Class::Success, None) => self.stop(now, Outcome::Succeeded, StoppedWhile::Deciding),
-            (Class::Success, Some(problem)) => self.stop_with(
-                now,
-                Outcome::UnreadableResponse,
-                StoppedWhile::Deciding,
-                |r| r.body = Some(problem),
-            ),
+            (Class::Success, None) => self.stop(now, Outcome::Succeeded, StoppedWhile::Idle),
+            (Class::Success, Some(problem)) => {
+                self.stop_with(now, Outcome::UnreadableResponse, StoppedWhile::Idle, |r| {
+                    r.body = Some(problem)
+                })
+            }
             (Class::NotRetried, _) => {
-                self.stop(now, Outcome::NonRetryableResponse, StoppedWhile::Deciding)
+                self.stop(now, Outcome::NonRetryableResponse, StoppedWhile::Idle)
             }
             (Class::Retry(hint), _) => self.plan_wait(now, hint, wall_clock),
         }
     }
 
-    /// The attempt in flight failed at `now` without a usable answer; `detail` says what failed
-    /// in the user's words (one of [`words`](super::words)' transport sentences), for the trace
-    /// and the stop message. Not retried: the action stops as `transport_failure`.
-    pub fn handle_transport_failure(&mut self, now: Duration, detail: &str) {
+    /// The attempt in flight failed at `now` without a usable answer, as `failure` says. Not
+    /// retried: the action stops as `transport_failure`.
+    pub fn handle_transport_failure(&mut self, now: Duration, failure: TransportFailure) {
         let Some(attempt) = self.answer_arrived(now, None) else {
             return;
         };
@@ -326,15 +269,12 @@ impl ReadAction {
             now,
             Event::AttemptFailed {
                 attempt,
-                failure: Failure::Transport(detail.to_owned()),
+                failure: Failure::Transport(failure),
             },
         );
-        self.stop_with(
-            now,
-            Outcome::TransportFailure,
-            StoppedWhile::Deciding,
-            |r| r.failure = Some(detail.to_owned()),
-        );
+        self.stop_with(now, Outcome::TransportFailure, StoppedWhile::Idle, |r| {
+            r.failure = Some(failure)
+        });
     }
 
     /// The timer from [`poll_timeout`](Self::poll_timeout) fired at `now`. At an attempt's cap the
@@ -354,7 +294,7 @@ impl ReadAction {
             } if now >= latest => {
                 self.waited_time += now - since;
                 self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Waiting, |r| {
-                    r.held_back = Some(HeldBack::Queued { limit });
+                    r.held_by = Some(HeldBy::Queue { limit });
                 });
             }
             Phase::Waiting { since, until, .. } if now >= until => {
@@ -362,7 +302,7 @@ impl ReadAction {
                 self.record(now, Event::TimerWoke { late: now - until });
                 // Contract step 4: recheck against the time now, never reuse the earlier gate.
                 if self.attempts >= self.policy.max_attempts() {
-                    self.stop(now, Outcome::AttemptsExhausted, StoppedWhile::Deciding);
+                    self.stop(now, Outcome::AttemptsExhausted, StoppedWhile::Idle);
                 } else if !self.fits(now) {
                     self.stop(
                         now,
@@ -380,7 +320,7 @@ impl ReadAction {
     /// The place in flight the action queued for is granted at `now`: its attempt starts.
     /// Nothing happens unless it is queued; a grant after `latest` (a driver that missed the
     /// timer) stops it instead, as [`handle_timeout`](Self::handle_timeout) would have.
-    pub fn handle_slot(&mut self, now: Duration) {
+    pub(crate) fn handle_grant(&mut self, now: Duration) {
         if let Phase::Queued { since, latest, .. } = self.phase {
             if now > latest {
                 return self.handle_timeout(now);
@@ -391,13 +331,13 @@ impl ReadAction {
     }
 
     /// The action's scope is blocked until `block.until` (a `429` to another action on the
-    /// same API, or to this one; see [`ScopeLedger`](super::ScopeLedger)). A block never
+    /// same API, or to this one; see [`Page`](super::Page)). A block never
     /// shortens anything: one that ends sooner than what the action knows changes nothing. A
     /// wait that would end inside the block, or a queued attempt, now ends with it if the next
     /// attempt still fits the budget there with its full cap, and otherwise the action stops
     /// at once as `budget_exhausted`. An attempt in flight is not touched; the block holds the
     /// next one.
-    pub fn handle_scope_block(&mut self, now: Duration, block: ScopeBlock) {
+    pub(crate) fn handle_scope_block(&mut self, now: Duration, block: ScopeBlock) {
         if self.scope_block.is_some_and(|b| b.until >= block.until) {
             return;
         }
@@ -502,18 +442,18 @@ impl ReadAction {
     }
 
     /// Contract step 1, and what `Retry-After` says where it matters.
-    fn classify(&self, response: &Response) -> Class {
+    fn classify(&self, response: &Response, reading: &Reading) -> Class {
         if is_success(response.status) {
             return Class::Success;
         }
         if !self.policy.retry_statuses().contains(response.status) {
             return Class::NotRetried;
         }
-        Class::Retry(match &response.retry_after {
+        Class::Retry(match &reading.retry_after {
             None => Err(HeaderNote::Missing {
                 maybe_hidden: response.cross_origin,
             }),
-            Some(v) => parse_retry_after(v).map_err(HeaderNote::Invalid),
+            Some(parsed) => parsed.clone().map_err(HeaderNote::Invalid),
         })
     }
 
@@ -529,12 +469,9 @@ impl ReadAction {
             Ok(hint) => match WaitReason::from_hint(hint, wall_clock) {
                 Ok(reason) => reason,
                 Err(date) => {
-                    return self.stop_with(
-                        now,
-                        Outcome::ClockUntrusted,
-                        StoppedWhile::Deciding,
-                        |r| r.unreadable_date = Some(date),
-                    )
+                    return self.stop_with(now, Outcome::ClockUntrusted, StoppedWhile::Idle, |r| {
+                        r.unreadable_date = Some(date)
+                    })
                 }
             },
             Err(note) => WaitReason::Fallback {
@@ -549,11 +486,11 @@ impl ReadAction {
 
         // The gate: ownership holds while we are here; attempts, then budget.
         if self.attempts >= self.policy.max_attempts() {
-            return self.stop(now, Outcome::AttemptsExhausted, StoppedWhile::Deciding);
+            return self.stop(now, Outcome::AttemptsExhausted, StoppedWhile::Idle);
         }
         let Some(until) = now.checked_add(wait).filter(|t| self.fits(*t)) else {
             // A valid server delay is never shortened to fit: the action stops instead.
-            return self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Deciding, |r| {
+            return self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Idle, |r| {
                 r.requested_delay = reason.requested();
             });
         };
@@ -623,17 +560,17 @@ impl ReadAction {
     fn wait_for_scope(&mut self, now: Duration, block: ScopeBlock) {
         let wait = block.until - now;
         if !self.fits(block.until) {
-            return self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Deciding, |r| {
-                r.held_back = Some(HeldBack::Blocked {
+            return self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Idle, |r| {
+                r.held_by = Some(HeldBy::Block {
                     wait,
-                    why: block.why,
+                    cause: block.cause,
                 });
             });
         }
         let reason = WaitReason::ScopeBlocked {
             wait,
             asked: block.asked,
-            why: block.why,
+            cause: block.cause,
         };
         // Every read the block held back is released at its end: jitter spreads them.
         let jitter = self.jitter(wait, block.until);
@@ -720,7 +657,7 @@ impl ReadAction {
                 failure: Failure::TimedOut,
             },
         );
-        self.stop(now, Outcome::AttemptTimedOut, StoppedWhile::Deciding);
+        self.stop(now, Outcome::AttemptTimedOut, StoppedWhile::Idle);
     }
 
     fn stop(&mut self, now: Duration, outcome: Outcome, stopped_while: StoppedWhile) {
@@ -742,7 +679,7 @@ impl ReadAction {
             max_attempts: self.policy.max_attempts(),
             last_response: self.last_response.clone(),
             requested_delay: None,
-            held_back: None,
+            held_by: None,
             request_time: self.request_time,
             waited_time: self.waited_time,
             stopped_while,

@@ -313,12 +313,9 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_clock::{at, NOON};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-
-    fn at(secs: u64) -> SystemTime {
-        UNIX_EPOCH + Duration::from_secs(secs)
-    }
 
     fn secs(text: &str) -> i64 {
         HttpDate::parse(text).unwrap().unix_seconds()
@@ -353,7 +350,7 @@ mod tests {
         let d = HttpDate::parse("Sun, 06 Nov 1960 08:49:37 GMT").unwrap();
         assert_eq!(d.to_string(), "Sun, 06 Nov 1960 08:49:37 GMT");
         assert!(d.unix_seconds() < 0);
-        assert_eq!(d.delay_after(at(1_704_110_400)), Duration::ZERO);
+        assert_eq!(d.delay_after(at(NOON)), Duration::ZERO);
         assert_eq!(
             secs("Thu, 01 Jan 1970 00:00:00 GMT") - secs("Wed, 31 Dec 1969 23:59:59 GMT"),
             1
@@ -391,7 +388,7 @@ mod tests {
             "Tue, 01 Jan 1980 00:00:01 GMT"
         );
         // Read in 2024, '94 is 1994 and '24 is 2024, as httpdate's fixed window also says.
-        let noon_2024 = at(1_704_110_400);
+        let noon_2024 = at(NOON);
         assert_eq!(
             read("Sunday, 06-Nov-94 08:49:37 GMT", noon_2024),
             "Sun, 06 Nov 1994 08:49:37 GMT"
@@ -449,7 +446,7 @@ mod tests {
     #[test]
     fn delays_round_up_and_clamp() {
         let d = HttpDate::parse("Mon, 01 Jan 2024 12:00:06 GMT").unwrap();
-        let noon = at(1_704_110_400);
+        let noon = at(NOON);
         assert_eq!(d.delay_after(noon), Duration::from_secs(6));
         assert_eq!(
             d.delay_after(noon + Duration::from_millis(2_300)),

@@ -1,50 +1,69 @@
 //! The budget core: pure and deterministic. No clock, no network, no browser: `now` is passed
-//! in, and every decision (start, wait, stop) comes from [`ReadAction`].
+//! in, and every decision (start, wait, stop) comes from a [`ReadAction`], one per read; the
+//! reads of one page meet the ledger of the APIs they share in a [`Page`].
 //!
-//! The shape is sans-IO: inputs are `handle_*(now, …)`, outputs are
-//! [`ReadAction::poll_action`] and one timer, [`ReadAction::poll_timeout`]. The fixture model
-//! and the browser runtime drive this same code. The rules it keeps are in [`crate::contract`].
+//! The shape is sans-IO: inputs are `handle_*(now, …)`, outputs are `poll_*`: one step at a
+//! time ([`ReadAction::poll_action`], [`Page::poll_event`]) and one timer (`poll_timeout`).
+//! The fixture model and the browser runtime drive the same [`Page`]. The rules it keeps are
+//! in [`crate::contract`].
 //!
-//! | module | what |
-//! |---|---|
-//! | `policy` | [`RetryPolicy`]: the budget, its `const fn` builders and its validation |
-//! | `retry_after` | [`parse_retry_after`], and the clock evidence for a date ([`receipt_clock`]) |
-//! | `http_date` | [`HttpDate`]: the three HTTP-date forms, any year, RFC 850's century |
-//! | `action` | [`ReadAction`]: the state machine |
-//! | `rate_limit` | [`RateLimitFields`]: what is left of a scope's quota, and when it resets |
-//! | `structured` | RFC 9651's List grammar, walked for `RateLimit` |
-//! | `scope` | [`ScopeLedger`]: what every request to one API has been told, and its queue |
-//! | `trace` | [`Event`]: what the trace records, and how each event reads |
-//! | `report` | [`StopReport`]: how an action ended, apart from its last response |
-//! | `words` | every sentence the user reads |
-//! | `seconds` | how a duration is written, everywhere |
+//! The modules in layers, each importing only from the layers above it in this table:
+//!
+//! | layer | module | what |
+//! |---|---|---|
+//! | 1, leaves | `seconds` | how a duration is written, everywhere |
+//! | | `http_date` | [`HttpDate`]: the three HTTP-date forms, any year, RFC 850's century |
+//! | | `shown` | how a value a server sent is shown to a reader |
+//! | | `block` | [`ScopeBlock`]: no attempt on a scope starts before its end |
+//! | 2, rules and parsers | `policy` | [`RetryPolicy`]: the budget, its `const fn` builders and its validation |
+//! | | `clock` | the clock evidence that dates a receipt ([`receipt_clock`]) |
+//! | | `retry_after` | [`parse_retry_after`] |
+//! | | `rate_limit` | [`RateLimitFields`]: what is left of a scope's quota, and when it resets (`RateLimit` parsed by `sfv`) |
+//! | 3, what an answer says | `response` | [`Response`], read once for the ledger and the action |
+//! | | `wait` | [`WaitReason`]: why a wait is as long as it is; a valid hint made a delay |
+//! | | `report` | [`StopReport`]: how an action ended, apart from its last response |
+//! | 4, records and ledger | `trace` | [`Event`]: what the trace records, and how each event reads |
+//! | | `words` | every sentence the user reads (the stop message: [`StopReport::message`]) |
+//! | | `scope` | the scope ledger: what every request to one API has been told, and its queue |
+//! | 5, one read | `action` | [`ReadAction`]: one read's state machine |
+//! | 6, one page | `page` | [`Page`]: a page's reads and their ledger, and the rules of their meeting |
 
 mod action;
+mod block;
+mod clock;
 mod http_date;
+mod page;
 mod policy;
 mod rate_limit;
 mod report;
+mod response;
 mod retry_after;
 mod scope;
 mod seconds;
-mod structured;
+mod shown;
 mod trace;
-pub mod words;
+mod wait;
+pub(crate) mod words;
 
 #[cfg(test)]
 mod tests;
 
-pub use action::{Phase, ReadAction, Response, Step};
+pub use action::{Phase, ReadAction, Step};
+pub use block::{BlockCause, ScopeBlock};
+pub use clock::{parse_date_header, receipt_clock, ClockSource};
 pub use http_date::{HttpDate, MIN_SECS as FIRST_HTTP_DATE};
+pub use page::{Page, PageEvent, ReadId};
 pub use policy::{
-    is_success, Affordance, PolicyError, RetryPolicy, StatusSet, DEFAULT_FALLBACK_WAITS,
+    is_success, FittingAttempts, PolicyError, RetryPolicy, StatusSet, DEFAULT_FALLBACK_WAITS,
     DEFAULT_MAX_BODY_BYTES,
 };
 pub use rate_limit::{IgnoredField, Quota, QuotaForm, RateLimitFields};
-pub use report::{BodyProblem, HeldBack, LastResponse, Outcome, StopReport, StoppedWhile};
-pub use retry_after::{
-    parse_date_header, parse_retry_after, receipt_clock, HeaderNote, InvalidRetryAfter, RetryAfter,
+pub use report::{
+    BodyProblem, HeldBy, LastResponse, Outcome, StopReport, StoppedWhile, TransportFailure,
 };
-pub use scope::{blocks_scope, BlockWhy, Place, ScopeBlock, ScopeLedger, ScopeState};
-pub use seconds::{next_change, seconds, Precision};
-pub use trace::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};
+pub use response::Response;
+pub use retry_after::{parse_retry_after, HeaderNote, InvalidRetryAfter, RetryAfter};
+pub use scope::ScopeState;
+pub use seconds::{next_change, seconds_text, Precision};
+pub use trace::{DropReason, Event, Failure, TraceEvent};
+pub use wait::WaitReason;

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
-use super::seconds::{seconds, Precision};
+use super::seconds::{seconds_text, Precision};
 
 /// The SPEC's fallback waits: 2 s after attempt 1, 4 s after attempt 2 (and after every later one).
 pub const DEFAULT_FALLBACK_WAITS: &[Duration] = &[Duration::from_secs(2), Duration::from_secs(4)];
@@ -220,7 +220,7 @@ impl RetryPolicy {
     }
 
     /// The name of the rate limit this read shares with others (see
-    /// [`ScopeLedger`](super::ScopeLedger)), e.g. an account: `"account:ops"`. Default: the
+    /// [`Page`](super::Page)), e.g. an account: `"account:ops"`. Default: the
     /// API's origin, so every read of one API on the page shares one limit. Not `const`: the
     /// name may be built at run time.
     pub fn with_scope(mut self, scope: impl Into<Cow<'static, str>>) -> Self {
@@ -300,7 +300,7 @@ impl RetryPolicy {
     }
 
     /// Refuses a policy that cannot work; otherwise reports what it can at best afford.
-    pub fn validate(&self) -> Result<Affordance, PolicyError> {
+    pub fn validate(&self) -> Result<FittingAttempts, PolicyError> {
         if self.max_attempts == 0 {
             return Err(PolicyError::NoAttempts);
         }
@@ -334,17 +334,17 @@ impl RetryPolicy {
         if let Some(status) = self.retry_statuses.iter().find(|s| is_success(*s)) {
             return Err(PolicyError::SuccessRetried(status));
         }
-        Ok(self.affordance())
+        Ok(self.fitting_attempts())
     }
 
-    fn affordance(&self) -> Affordance {
+    fn fitting_attempts(&self) -> FittingAttempts {
         // At best every answer is instant and every wait is the floor.
         let at_best = self.attempts_fitting(|_| self.min_wait);
         let on_fallback = self.attempts_fitting(|completed| {
             self.min_wait
                 .max(self.fallback_after(completed).unwrap_or_default())
         });
-        Affordance {
+        FittingAttempts {
             max_attempts: self.max_attempts,
             at_best,
             on_fallback,
@@ -389,7 +389,7 @@ impl Default for RetryPolicy {
 
 /// What a valid policy can afford, at best.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Affordance {
+pub struct FittingAttempts {
     /// The policy's `max_attempts`.
     pub max_attempts: u32,
     /// Attempts that fit when every answer is instant and every wait is the local floor.
@@ -398,7 +398,7 @@ pub struct Affordance {
     pub on_fallback: u32,
 }
 
-impl fmt::Display for Affordance {
+impl fmt::Display for FittingAttempts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -418,7 +418,7 @@ pub enum PolicyError {
     #[error("attempt_cap is 0 s: an attempt needs time to run")]
     ZeroCap,
     /// The per-attempt cap is longer than the whole budget.
-    #[error("attempt_cap ({} s) is longer than the budget ({} s): no attempt could start", seconds(*cap, Precision::Exact), seconds(*budget, Precision::Exact))]
+    #[error("attempt_cap ({} s) is longer than the budget ({} s): no attempt could start", seconds_text(*cap, Precision::Exact), seconds_text(*budget, Precision::Exact))]
     CapBeyondBudget {
         /// The cap asked for.
         cap: Duration,
@@ -456,7 +456,7 @@ mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
-    const S: fn(u64) -> Duration = Duration::from_secs;
+    use crate::test_clock::s as S;
 
     #[test]
     fn defaults_are_the_specs() {
@@ -564,7 +564,7 @@ mod tests {
         let a = RetryPolicy::new().validate().unwrap();
         assert_eq!(
             a,
-            Affordance {
+            FittingAttempts {
                 max_attempts: 3,
                 at_best: 3,
                 on_fallback: 3

@@ -13,11 +13,11 @@
 //! fields describe a quota; they never erase a `429` already received.
 
 use std::cmp::Reverse;
+use std::convert::Infallible;
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::structured::{self, Bare};
-use super::words::quoted;
+use super::shown::quoted;
 
 /// The rate-limit fields of a response, as received.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -223,34 +223,129 @@ fn reset_of(form: QuotaForm, v: &str, receipt: Option<SystemTime>) -> Result<Dur
 }
 
 /// `RateLimit`: a List of policies, each with `r` (left) and optionally `t` (seconds to reset).
-/// The whole value is checked against RFC 9651's grammar ([`structured::list`]) as its policies
-/// are read, so a value that does not parse is named as such before anything a policy in it
-/// lacks.
+/// `sfv` checks the whole value against RFC 9651's grammar and hands each member to
+/// [`Policies`] as it goes (no parsed tree is built), so a value that does not parse is named
+/// as such before anything a policy in it lacks.
 fn structured(v: &str) -> Result<Quota, String> {
-    let mut best: Option<Quota> = None;
-    let mut wrong = None;
-    structured::list(v, |member| {
-        let quota = member
-            .ok_or("a policy is an inner list, not an item")
-            .and_then(policy);
+    let mut policies = Policies::default();
+    sfv::Parser::new(v)
+        .parse_list_with_visitor(&mut policies)
+        .map_err(|e| match e.index() {
+            Some(at) => format!("not a structured-field List (at byte {at})"),
+            None => "not a structured-field List".to_owned(),
+        })?;
+    match policies.wrong {
+        Some(why) => Err(why.to_owned()),
+        None => policies.best.ok_or_else(|| "it names no policy".to_owned()),
+    }
+}
+
+/// A parameter's value, as far as a policy needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bare {
+    /// An Integer.
+    Integer(i64),
+    /// Any other bare item.
+    Other,
+}
+
+/// The policies of a `RateLimit` List as `sfv` parses them: the tightest so far (the fewest
+/// left, then the latest reset), and the first thing wrong with one. It never fails the parse:
+/// what a policy lacks is told once the whole value has parsed.
+#[derive(Default)]
+struct Policies {
+    best: Option<Quota>,
+    wrong: Option<&'static str>,
+}
+
+impl Policies {
+    fn take(&mut self, quota: Result<Quota, &'static str>) {
         match quota {
             Ok(q) => {
-                let tighter = best.as_ref().is_none_or(|b| {
+                let tighter = self.best.as_ref().is_none_or(|b| {
                     (q.remaining, Reverse(q.reset)) < (b.remaining, Reverse(b.reset))
                 });
                 if tighter {
-                    best = Some(q);
+                    self.best = Some(q);
                 }
             }
             Err(why) => {
-                wrong.get_or_insert(why);
+                self.wrong.get_or_insert(why);
             }
         }
-    })
-    .map_err(|at| format!("not a structured-field List (at byte {at})"))?;
-    match wrong {
-        Some(why) => Err(why.to_owned()),
-        None => best.ok_or_else(|| "it names no policy".to_owned()),
+    }
+}
+
+impl<'de> sfv::visitor::ListVisitor<'de> for &mut Policies {
+    type Out = ();
+    type Error = Infallible;
+
+    fn entry(&mut self) -> Result<impl sfv::visitor::EntryVisitor<'de>, Infallible> {
+        Ok(Member(self))
+    }
+
+    fn finish(self) -> Result<(), Infallible> {
+        Ok(())
+    }
+}
+
+/// One member of the List.
+struct Member<'a>(&'a mut Policies);
+
+impl<'de> sfv::visitor::EntryVisitor<'de> for Member<'_> {
+    type Error = Infallible;
+
+    fn item(self) -> Result<impl sfv::visitor::ItemVisitor<'de>, Infallible> {
+        Ok(self)
+    }
+
+    fn inner_list(self) -> Result<impl sfv::visitor::InnerListVisitor<'de>, Infallible> {
+        self.0.take(Err("a policy is an inner list, not an item"));
+        // Still checked to its end by the grammar.
+        Ok(sfv::visitor::Ignored)
+    }
+}
+
+impl<'de> sfv::visitor::ItemVisitor<'de> for Member<'_> {
+    type Out = ();
+    type Error = Infallible;
+
+    fn bare_item(
+        self,
+        _name: sfv::BareItemFromInput<'de>,
+    ) -> Result<impl sfv::visitor::ParameterVisitor<'de, Out = ()>, Infallible> {
+        Ok(Params {
+            policies: self.0,
+            params: Vec::new(),
+        })
+    }
+}
+
+/// One policy's parameters, in order.
+struct Params<'a, 'de> {
+    policies: &'a mut Policies,
+    params: Vec<(&'de str, Bare)>,
+}
+
+impl<'de> sfv::visitor::ParameterVisitor<'de> for Params<'_, 'de> {
+    type Out = ();
+    type Error = Infallible;
+
+    fn parameter(
+        &mut self,
+        key: &'de sfv::KeyRef,
+        value: sfv::BareItemFromInput<'de>,
+    ) -> Result<(), Infallible> {
+        let value = value
+            .as_integer()
+            .map_or(Bare::Other, |i| Bare::Integer(i64::from(i)));
+        self.params.push((key.as_str(), value));
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(), Infallible> {
+        self.policies.take(policy(&self.params));
+        Ok(())
     }
 }
 
@@ -298,8 +393,7 @@ mod tests {
     }
 
     fn quota(pairs: &[(&str, &str)]) -> (Option<(u64, Option<u64>)>, Vec<String>) {
-        let noon = UNIX_EPOCH + Duration::from_secs(1_704_110_400);
-        let (q, ignored) = fields(pairs).read(Some(noon));
+        let (q, ignored) = fields(pairs).read(Some(crate::test_clock::noon()));
         (
             q.map(|q| (q.remaining, q.reset.map(|d| d.as_secs()))),
             ignored.iter().map(ToString::to_string).collect(),

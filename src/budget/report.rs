@@ -3,10 +3,9 @@
 use std::fmt;
 use std::time::Duration;
 
+use super::block::BlockCause;
 use super::http_date::HttpDate;
 use super::retry_after::HeaderNote;
-use super::scope::BlockWhy;
-use super::words;
 
 /// The one terminal outcome of a read action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -110,6 +109,23 @@ pub enum BodyProblem {
     Interrupted,
 }
 
+/// Why a request failed before any answer arrived (`transport_failure`); its `Display` is the
+/// sentence the user reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TransportFailure {
+    /// The network failed, or a service refused without CORS headers: a browser cannot tell
+    /// the two apart.
+    #[error(
+        "The request failed on the network. A rate limiter that sends no CORS headers looks the \
+         same to a browser."
+    )]
+    Network,
+    /// The browser could not make the abort handle an attempt needs, so its cap could not be
+    /// kept and no request was sent.
+    #[error("This browser cannot abort a request, so the per-attempt cap cannot be kept.")]
+    CannotAbort,
+}
+
 /// The last HTTP response the action received, as the trace records it (never a body).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LastResponse {
@@ -124,8 +140,9 @@ pub struct LastResponse {
 /// Where the action was when it stopped, for the words of the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoppedWhile {
-    /// Deciding on a response (or a failure) that had just arrived.
-    Deciding,
+    /// Nothing was under way: it stopped on an answer or a failure that had just arrived, or
+    /// at the gate before an attempt.
+    Idle,
     /// An attempt was in flight (it was aborted).
     InFlight,
     /// Waiting for the next attempt (the timer was cleared).
@@ -134,20 +151,20 @@ pub enum StoppedWhile {
     WokeLate(Duration),
 }
 
-/// What on the scope held a read's next attempt back past its budget.
+/// What on the read's scope held its next attempt back past its budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HeldBack {
+pub enum HeldBy {
     /// The scope's block: `wait` from the decision to its end, which the attempt could not
     /// wait for within the budget, and why the scope is blocked.
-    Blocked {
+    Block {
         /// From the decision to the block's end.
         wait: Duration,
         /// Why the scope is blocked.
-        why: BlockWhy,
+        cause: BlockCause,
     },
     /// The scope's queue: the read's turn among at most `limit` requests in flight did not
     /// come while the attempt could still fit.
-    Queued {
+    Queue {
         /// The most requests to the scope in flight at once.
         limit: u32,
     },
@@ -170,37 +187,21 @@ pub struct StopReport {
     pub requested_delay: Option<Duration>,
     /// For a `budget_exhausted` stop that the read's scope caused: what held the next attempt
     /// back until it could not fit.
-    pub held_back: Option<HeldBack>,
+    pub held_by: Option<HeldBy>,
     /// Time spent in requests (each attempt from its start to its end, once).
     pub request_time: Duration,
     /// Time actually waited between attempts.
     pub waited_time: Duration,
     /// Where the action was when it stopped.
     pub stopped_while: StoppedWhile,
-    /// For `transport_failure`: what failed, in the user's words (from [`words`]).
-    pub failure: Option<String>,
+    /// For `transport_failure`: what failed.
+    pub failure: Option<TransportFailure>,
     /// The `Retry-After` date that could not be read, for `clock_untrusted`.
     pub unreadable_date: Option<HttpDate>,
     /// What was wrong with a 2xx's body, for `unreadable_response`.
     pub body: Option<BodyProblem>,
     /// The per-attempt cap, for `attempt_timed_out`.
     pub attempt_cap: Duration,
-}
-
-impl StopReport {
-    /// The message the user reads, line by line: the outcome, then the last response, then what
-    /// happened to the next request. It never claims the service recovered or failed for good.
-    ///
-    /// For the contract's wait-exceeds case these are exactly:
-    ///
-    /// ```text
-    /// Stopped: retry budget cannot fit another request.
-    /// Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.
-    /// The service requested a 30-second delay. No retry was sent.
-    /// ```
-    pub fn message(&self) -> Vec<String> {
-        words::stop_message(self)
-    }
 }
 
 #[cfg(test)]

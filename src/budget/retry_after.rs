@@ -1,11 +1,10 @@
 //! `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP date, and nothing else.
 
 use std::fmt;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use super::http_date::HttpDate;
-use super::trace::ClockSource;
-use super::words::quoted;
+use super::shown::quoted;
 
 /// A valid `Retry-After` value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,45 +161,13 @@ fn several_values(v: &str) -> bool {
     values >= 2
 }
 
-/// Parses an HTTP `Date` header for clock evidence; `None` when it is not a valid HTTP date, or
-/// names a time before 1970 (no clock that dates a receipt today reads that). An RFC 850 `Date`
-/// is read in 1970–2069: there is no other clock to resolve it against.
-pub fn parse_date_header(value: &str) -> Option<SystemTime> {
-    HttpDate::parse(value.trim_matches([' ', '\t']))
-        .ok()
-        .filter(|d| d.unix_seconds() >= 0)
-        .and_then(HttpDate::to_system_time)
-}
-
-/// The clock evidence for a receipt, the one rule: the response's own `Date` (the server's
-/// clock, the same one its `Retry-After` date is on), else the local wall clock where the policy
-/// trusts it (`trust_local`), else none, and a `Retry-After` date cannot be read at all.
-pub fn receipt_clock(
-    date_header: Option<&str>,
-    local: Option<SystemTime>,
-    trust_local: bool,
-) -> Option<(SystemTime, ClockSource)> {
-    if let Some(t) = date_header.and_then(parse_date_header) {
-        return Some((t, ClockSource::DateHeader));
-    }
-    local
-        .filter(|_| trust_local)
-        .map(|t| (t, ClockSource::LocalClock))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::UNIX_EPOCH;
+    use crate::budget::clock::parse_date_header;
+    use crate::test_clock::{at, NOON};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-
-    /// Mon, 01 Jan 2024 12:00:00 GMT.
-    const NOON: u64 = 1_704_110_400;
-
-    fn at(secs: u64) -> SystemTime {
-        UNIX_EPOCH + Duration::from_secs(secs)
-    }
 
     fn reason(v: &str) -> &'static str {
         parse_retry_after(v).unwrap_err().reason

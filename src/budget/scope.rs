@@ -11,38 +11,11 @@
 //! [`ReadAction`]: super::ReadAction
 //! [`ReadAction::handle_scope_block`]: super::ReadAction::handle_scope_block
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use super::action::{Phase, Response};
-use super::retry_after::{parse_retry_after, receipt_clock};
-use super::trace::WaitReason;
-
-/// Whether a response with this status blocks its whole scope: a `429` says the client exceeded
-/// the scope's limit. A `503` does not: it may be one endpoint's or one region's trouble.
-pub const fn blocks_scope(status: u16) -> bool {
-    status == 429
-}
-
-/// Why a scope is blocked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockWhy {
-    /// A `429` with a valid `Retry-After`.
-    TooManyRequests,
-    /// The RateLimit fields said nothing is left of the quota until its reset (pacing, before
-    /// any `429`).
-    QuotaSpent,
-}
-
-/// No attempt on a scope starts before `until` (the driver's monotonic clock).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScopeBlock {
-    /// When the block ends.
-    pub until: Duration,
-    /// The delay the service gave, counted from the answer that set the block.
-    pub asked: Duration,
-    /// Why.
-    pub why: BlockWhy,
-}
+use super::block::{blocks_scope, BlockCause, ScopeBlock};
+use super::response::Reading;
+use super::wait::WaitReason;
 
 /// What the ledger knows of one scope.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,16 +38,15 @@ pub struct ScopeState {
     pub queued: u32,
 }
 
-/// Where one read stands with its scope's places in flight (see
-/// [`ScopeLedger::handle_phase`]).
+/// Where one read stands with its scope's places in flight.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Place {
-    /// Neither queued nor in flight.
+pub(crate) enum Place {
+    /// Neither queued nor in flight (waiting, or stopped).
     #[default]
-    Out,
+    Unplaced,
     /// In the scope's queue.
     Queued,
-    /// Holding a place in flight: its attempt runs, or [`ScopeLedger::poll_slot`] granted it.
+    /// Holding a place in flight: its attempt runs, or [`ScopeLedger::poll_grant`] granted it.
     InFlight,
 }
 
@@ -90,20 +62,8 @@ struct Holder {
 
 /// Every scope's state, keyed by the scope's name (by default the API's origin).
 ///
-/// ```
-/// use std::time::Duration;
-/// use palette_list::budget::{Response, ScopeLedger};
-///
-/// let s = Duration::from_secs;
-/// let mut ledger = ScopeLedger::new();
-/// let refused = Response::new(429).retry_after("10");
-/// let block = ledger.handle_response(s(2), "https://api.example.com", &refused, None, false);
-/// assert_eq!(block.map(|b| b.until), Some(s(12)));
-/// assert_eq!(ledger.poll_block(s(5), "https://api.example.com").map(|b| b.until), Some(s(12)));
-/// assert_eq!(ledger.poll_block(s(12), "https://api.example.com"), None);
-/// ```
 #[derive(Clone, Debug, Default)]
-pub struct ScopeLedger {
+pub(crate) struct ScopeLedger {
     /// A page reads a few APIs: a list, searched in order, is all it needs.
     scopes: Vec<(String, ScopeState)>,
     /// Every scope's queue, in the order the reads queued.
@@ -122,42 +82,34 @@ impl ScopeLedger {
         }
     }
 
-    /// A response arrived at `now` on `scope`. A `429` whose `Retry-After` is valid (and, for a
-    /// date, readable with the receipt's clock evidence, as [`ReadAction`](super::ReadAction)
-    /// reads it) blocks the scope until its end; RateLimit fields that say nothing is left
-    /// block it until their reset, whatever the status. Returns the scope's block when this
-    /// answer made it longer; `None` when nothing changed.
-    pub fn handle_response(
+    /// A response arrived at `now` on `scope`, already read. A `429` whose `Retry-After` is
+    /// valid (and, for a date, readable with the receipt's clock evidence, as the action reads
+    /// it) blocks the scope until its end; RateLimit fields that say nothing is left block it
+    /// until their reset, whatever the status. Returns the scope's block when this answer made
+    /// it longer; `None` when nothing changed.
+    pub(crate) fn learn(
         &mut self,
         now: Duration,
         scope: &str,
-        response: &Response,
-        local_wall_clock: Option<SystemTime>,
-        trust_local_clock: bool,
+        status: u16,
+        reading: &Reading,
     ) -> Option<ScopeBlock> {
-        let wall_clock = receipt_clock(
-            response.date.as_deref(),
-            local_wall_clock,
-            trust_local_clock,
-        );
-        let block = |asked: Duration, why| ScopeBlock {
+        let block = |asked: Duration, cause| ScopeBlock {
             until: now.saturating_add(asked),
             asked,
-            why,
+            cause,
         };
         // A 429's own block first: where the fields name the same end, the 429 is the reason.
         let mut blocks = Vec::new();
-        if blocks_scope(response.status) {
+        if blocks_scope(status) {
             self.entry(scope).refusals += 1;
-            let hint = response.retry_after.as_deref().map(parse_retry_after);
-            if let Some(Ok(hint)) = hint {
-                if let Ok(reason) = WaitReason::from_hint(hint, wall_clock) {
-                    blocks.push(block(reason.asked(), BlockWhy::TooManyRequests));
+            if let Some(Ok(hint)) = reading.retry_after {
+                if let Ok(reason) = WaitReason::from_hint(hint, reading.wall_clock) {
+                    blocks.push(block(reason.asked(), BlockCause::TooManyRequests));
                 }
             }
         }
-        let (quota, _) = response.rate_limit.read(wall_clock.map(|(at, _)| at));
-        if let Some(quota) = quota {
+        if let Some(quota) = reading.quota {
             let state = self.entry(scope);
             let resets = quota.reset.map(|r| now.saturating_add(r));
             match (state.remaining, state.quota_resets) {
@@ -170,7 +122,7 @@ impl ScopeLedger {
                     state.quota_resets = resets;
                 }
             }
-            blocks.extend(quota.spent_for().map(|d| block(d, BlockWhy::QuotaSpent)));
+            blocks.extend(quota.spent_for().map(|d| block(d, BlockCause::QuotaSpent)));
         }
         let mut longer = false;
         for b in blocks {
@@ -196,45 +148,38 @@ impl ScopeLedger {
         self.find(scope)?.block.filter(|block| block.until > now)
     }
 
-    /// Brings the ledger in line with a read after it has taken its steps: `phase` is where the
-    /// action is now (the driver's `ticket` names it). A read that queued joins the scope's
-    /// queue; one whose attempt started without a grant takes a place in flight; one that left
-    /// the queue, or whose attempt ended, gives its place back. Returns where the read stands
-    /// now. Afterwards, the driver grants what [`poll_slot`](Self::poll_slot) releases.
-    pub fn handle_phase(&mut self, scope: &str, ticket: u64, phase: &Phase) -> Place {
-        let (now, limit) = match *phase {
-            Phase::InFlight { .. } => (Place::InFlight, 0),
-            Phase::Queued { limit, .. } => (Place::Queued, limit),
-            Phase::Waiting { .. } | Phase::Stopped => (Place::Out, 0),
-        };
-        if now != self.place(ticket) {
+    /// Brings the ledger in line with where the read `ticket` on `scope` stands now, `place`
+    /// (a queued read's `limit` is the most in flight it may start beside). A read that queued
+    /// joins the scope's queue; one whose attempt started without a grant takes a place in
+    /// flight; one that left the queue, or whose attempt ended, gives its place back.
+    pub(crate) fn set_place(&mut self, scope: &str, ticket: u64, place: Place, limit: u32) {
+        if place != self.place(ticket) {
             self.handle_dequeue(ticket);
             self.handle_attempt_ended(ticket);
-            match now {
+            match place {
                 Place::Queued => self.handle_queue(scope, ticket, limit),
                 Place::InFlight => self.handle_attempt_started(scope, ticket),
-                Place::Out => {}
+                Place::Unplaced => {}
             }
         }
-        now
     }
 
     /// Where the read `ticket` stands.
-    pub fn place(&self, ticket: u64) -> Place {
+    pub(crate) fn place(&self, ticket: u64) -> Place {
         let has = |list: &[Holder]| list.iter().any(|h| h.ticket == ticket);
         if has(&self.in_flight) {
             Place::InFlight
         } else if has(&self.queue) {
             Place::Queued
         } else {
-            Place::Out
+            Place::Unplaced
         }
     }
 
     /// The read `ticket`'s attempt on `scope` started without queueing (its read has no
     /// in-flight limit): it counts in flight until
     /// [`handle_attempt_ended`](Self::handle_attempt_ended).
-    pub fn handle_attempt_started(&mut self, scope: &str, ticket: u64) {
+    pub(crate) fn handle_attempt_started(&mut self, scope: &str, ticket: u64) {
         self.in_flight.push(Holder {
             scope: scope.to_owned(),
             ticket,
@@ -243,16 +188,16 @@ impl ScopeLedger {
     }
 
     /// The read `ticket` no longer holds a place in flight: its request was answered, failed
-    /// or was aborted, or a place [`poll_slot`](Self::poll_slot) granted went unused. Nothing
+    /// or was aborted, or a place [`poll_grant`](Self::poll_grant) granted went unused. Nothing
     /// happens if it holds none.
-    pub fn handle_attempt_ended(&mut self, ticket: u64) {
+    pub(crate) fn handle_attempt_ended(&mut self, ticket: u64) {
         self.in_flight.retain(|h| h.ticket != ticket);
     }
 
     /// The read the driver calls `ticket` queues on `scope` for a place among at most `limit`
     /// requests in flight ([`Step::Queue`](super::Step::Queue)), behind every read that
     /// queued before it.
-    pub fn handle_queue(&mut self, scope: &str, ticket: u64, limit: u32) {
+    pub(crate) fn handle_queue(&mut self, scope: &str, ticket: u64, limit: u32) {
         self.queue.push(Holder {
             scope: scope.to_owned(),
             ticket,
@@ -262,7 +207,7 @@ impl ScopeLedger {
 
     /// The read `ticket` leaves the queue (it stopped, or waits for a block); nothing happens
     /// if it is not queued.
-    pub fn handle_dequeue(&mut self, ticket: u64) {
+    pub(crate) fn handle_dequeue(&mut self, ticket: u64) {
         self.queue.retain(|h| h.ticket != ticket);
     }
 
@@ -271,7 +216,7 @@ impl ScopeLedger {
     /// leaves the queue, and holds a place in flight from now until
     /// [`handle_attempt_ended`](Self::handle_attempt_ended). Call it until `None` after every
     /// change: a queue, an end, a block's end.
-    pub fn poll_slot(&mut self, now: Duration, scope: &str) -> Option<u64> {
+    pub(crate) fn poll_grant(&mut self, now: Duration, scope: &str) -> Option<u64> {
         if self.poll_block(now, scope).is_some() {
             return None;
         }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-/// How finely [`seconds`] writes a duration.
+/// How finely [`seconds_text`] writes a duration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Precision {
     /// To the nanosecond, without trailing zeros: `4`, `2.5`, `0.001`. Policies and fixtures.
@@ -11,32 +11,32 @@ pub enum Precision {
     Millis,
     /// Rounded to the tenth: `2` for 2.013 s, `2.1` for 2.05 s. What people read.
     Tenths,
-    /// Rounded up to the whole second: `1` until the very end. Countdowns.
-    WholeUp,
+    /// Rounded up to the whole second: `1` until the very end. What a countdown shows.
+    Countdown,
 }
 
 /// A duration in seconds, as a decimal number without a unit.
 ///
 /// ```
 /// use std::time::Duration;
-/// use palette_list::budget::{seconds, Precision};
+/// use palette_list::budget::{seconds_text, Precision};
 ///
 /// let d = Duration::from_micros(2_012_300);
-/// assert_eq!(seconds(d, Precision::Exact), "2.0123");
-/// assert_eq!(seconds(d, Precision::Millis), "2.012");
-/// assert_eq!(seconds(d, Precision::Tenths), "2");
-/// assert_eq!(seconds(d, Precision::WholeUp), "3");
+/// assert_eq!(seconds_text(d, Precision::Exact), "2.0123");
+/// assert_eq!(seconds_text(d, Precision::Millis), "2.012");
+/// assert_eq!(seconds_text(d, Precision::Tenths), "2");
+/// assert_eq!(seconds_text(d, Precision::Countdown), "3");
 /// ```
-pub fn seconds(d: Duration, precision: Precision) -> String {
+pub fn seconds_text(d: Duration, precision: Precision) -> String {
     const NANOS: u32 = 1_000_000_000;
     let unit = match precision {
         Precision::Exact => 1,
         Precision::Millis => 1_000_000,
         Precision::Tenths => 100_000_000,
-        Precision::WholeUp => NANOS,
+        Precision::Countdown => NANOS,
     };
     let up = match precision {
-        Precision::WholeUp => unit - 1,
+        Precision::Countdown => unit - 1,
         _ => unit / 2,
     };
     // Rounded within the second (below 2^32 with what rounding adds), then carried. Whole
@@ -58,7 +58,7 @@ pub fn seconds(d: Duration, precision: Precision) -> String {
     }
 }
 
-/// When a countdown shown with [`Precision::WholeUp`] next changes: `left` is the time left now,
+/// When a countdown shown with [`Precision::Countdown`] next changes: `left` is the time left now,
 /// and the answer is how long until the shown number drops by one (`None` when it shows 1 or
 /// less, which it keeps until the end). A countdown armed this way wakes once a second.
 ///
@@ -84,6 +84,11 @@ pub fn next_change(left: Duration) -> Option<Duration> {
     Some(left - Duration::from_secs(next))
 }
 
+/// A trace time: to the millisecond (a real clock's 2.0123 s reads `2.012`).
+pub(crate) fn trace_seconds(d: Duration) -> String {
+    seconds_text(d, Precision::Millis)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,10 +106,10 @@ mod tests {
             Precision::Exact => 1,
             Precision::Millis => 1_000_000,
             Precision::Tenths => 100_000_000,
-            Precision::WholeUp => NANOS,
+            Precision::Countdown => NANOS,
         };
         let units = match precision {
-            Precision::WholeUp => d.as_nanos().div_ceil(unit),
+            Precision::Countdown => d.as_nanos().div_ceil(unit),
             _ => (d.as_nanos() + unit / 2) / unit,
         };
         let (whole, frac) = (units * unit / NANOS, units * unit % NANOS);
@@ -146,38 +151,38 @@ mod tests {
                     Precision::Exact,
                     Precision::Millis,
                     Precision::Tenths,
-                    Precision::WholeUp,
+                    Precision::Countdown,
                 ] {
-                    assert_eq!(seconds(d, p), reference(d, p), "{d:?} {p:?}");
+                    assert_eq!(seconds_text(d, p), reference(d, p), "{d:?} {p:?}");
                 }
                 if d > Duration::from_secs(1) {
                     let step = next_change(d).unwrap();
-                    let shown = reference(d, Precision::WholeUp);
+                    let shown = reference(d, Precision::Countdown);
                     assert_eq!(
-                        reference(d - step + Duration::from_nanos(1), Precision::WholeUp),
+                        reference(d - step + Duration::from_nanos(1), Precision::Countdown),
                         shown
                     );
-                    assert_ne!(reference(d - step, Precision::WholeUp), shown, "{d:?}");
+                    assert_ne!(reference(d - step, Precision::Countdown), shown, "{d:?}");
                 }
             }
         }
         assert_eq!(
-            seconds(Duration::MAX, Precision::Tenths),
+            seconds_text(Duration::MAX, Precision::Tenths),
             "18446744073709551616"
         );
     }
 
     #[test]
     fn exact_keeps_every_digit_and_no_trailing_zero() {
-        assert_eq!(seconds(Duration::from_secs(4), Precision::Exact), "4");
-        assert_eq!(seconds(ms(2500), Precision::Exact), "2.5");
-        assert_eq!(seconds(ms(1), Precision::Exact), "0.001");
+        assert_eq!(seconds_text(Duration::from_secs(4), Precision::Exact), "4");
+        assert_eq!(seconds_text(ms(2500), Precision::Exact), "2.5");
+        assert_eq!(seconds_text(ms(1), Precision::Exact), "0.001");
         assert_eq!(
-            seconds(Duration::from_nanos(1_000_000_001), Precision::Exact),
+            seconds_text(Duration::from_nanos(1_000_000_001), Precision::Exact),
             "1.000000001"
         );
         assert_eq!(
-            seconds(Duration::from_secs(u64::MAX), Precision::Exact),
+            seconds_text(Duration::from_secs(u64::MAX), Precision::Exact),
             u64::MAX.to_string()
         );
     }
@@ -185,23 +190,23 @@ mod tests {
     #[test]
     fn millis_round_half_up() {
         assert_eq!(
-            seconds(Duration::from_micros(2_012_300), Precision::Millis),
+            seconds_text(Duration::from_micros(2_012_300), Precision::Millis),
             "2.012"
         );
         assert_eq!(
-            seconds(Duration::from_micros(2_012_500), Precision::Millis),
+            seconds_text(Duration::from_micros(2_012_500), Precision::Millis),
             "2.013"
         );
-        assert_eq!(seconds(ms(3000), Precision::Millis), "3");
+        assert_eq!(seconds_text(ms(3000), Precision::Millis), "3");
     }
 
     #[test]
     fn tenths_read_as_a_person_reads() {
-        assert_eq!(seconds(ms(2013), Precision::Tenths), "2");
-        assert_eq!(seconds(ms(2049), Precision::Tenths), "2");
-        assert_eq!(seconds(ms(2050), Precision::Tenths), "2.1");
-        assert_eq!(seconds(ms(999), Precision::Tenths), "1");
-        assert_eq!(seconds(Duration::ZERO, Precision::Tenths), "0");
+        assert_eq!(seconds_text(ms(2013), Precision::Tenths), "2");
+        assert_eq!(seconds_text(ms(2049), Precision::Tenths), "2");
+        assert_eq!(seconds_text(ms(2050), Precision::Tenths), "2.1");
+        assert_eq!(seconds_text(ms(999), Precision::Tenths), "1");
+        assert_eq!(seconds_text(Duration::ZERO, Precision::Tenths), "0");
     }
 
     #[test]
@@ -209,7 +214,7 @@ mod tests {
         for left_ms in [1_001u64, 1_500, 2_000, 2_001, 7_999, 8_000, 30_000_123] {
             let left = ms(left_ms);
             let step = next_change(left).unwrap();
-            let shown = |d| seconds(d, Precision::WholeUp);
+            let shown = |d| seconds_text(d, Precision::Countdown);
             assert!(step > Duration::ZERO && step <= Duration::from_secs(1));
             // Just before the step the number is unchanged; at the step it is one less.
             assert_eq!(shown(left - step + Duration::from_nanos(1)), shown(left));
@@ -222,12 +227,12 @@ mod tests {
 
     #[test]
     fn whole_up_never_shows_zero_before_the_end() {
-        assert_eq!(seconds(ms(1), Precision::WholeUp), "1");
-        assert_eq!(seconds(ms(1000), Precision::WholeUp), "1");
-        assert_eq!(seconds(ms(1001), Precision::WholeUp), "2");
-        assert_eq!(seconds(Duration::ZERO, Precision::WholeUp), "0");
+        assert_eq!(seconds_text(ms(1), Precision::Countdown), "1");
+        assert_eq!(seconds_text(ms(1000), Precision::Countdown), "1");
+        assert_eq!(seconds_text(ms(1001), Precision::Countdown), "2");
+        assert_eq!(seconds_text(Duration::ZERO, Precision::Countdown), "0");
         assert_eq!(
-            seconds(Duration::from_secs(u64::MAX), Precision::WholeUp),
+            seconds_text(Duration::from_secs(u64::MAX), Precision::Countdown),
             u64::MAX.to_string()
         );
     }

@@ -1,20 +1,13 @@
 //! Core tests on a virtual clock. They compile natively and in wasm.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
+use super::scope::{Place, ScopeLedger};
 use super::*;
-
-const fn s(n: u64) -> Duration {
-    Duration::from_secs(n)
-}
-
-/// Mon, 01 Jan 2024 12:00:00 GMT.
-fn noon() -> SystemTime {
-    UNIX_EPOCH + s(1_704_110_400)
-}
+use crate::test_clock::{noon, s};
 
 /// An HTTP date as the core keeps it.
 fn date(secs_after_noon: u64) -> HttpDate {
@@ -388,7 +381,7 @@ fn leaving_in_flight_drops_the_late_answer() {
     assert_eq!(r.stopped_while, StoppedWhile::InFlight);
     assert!(r.message()[2].contains("may still have processed it"));
     a.handle_response(T0 + s(2), &Response::new(200), None);
-    a.handle_transport_failure(T0 + s(2), "aborted");
+    a.handle_transport_failure(T0 + s(2), TransportFailure::Network);
     assert_eq!(a.poll_action(), None);
     assert_eq!(a.report(), Some(&r), "the report did not change");
     let dropped: Vec<_> = a.trace().iter().map(|e| &e.event).collect();
@@ -428,7 +421,7 @@ fn other_statuses_stop_under_their_own_outcome() {
 #[test]
 fn a_transport_failure_is_not_retried() {
     let mut a = start();
-    a.handle_transport_failure(T0 + s(1), words::NETWORK_FAILED);
+    a.handle_transport_failure(T0 + s(1), TransportFailure::Network);
     let r = stopped(&mut a);
     assert_eq!(
         (r.outcome, r.request_time, &r.last_response),
@@ -436,7 +429,7 @@ fn a_transport_failure_is_not_retried() {
     );
     assert_eq!(
         r.message()[2],
-        format!("{} No retry was sent.", words::NETWORK_FAILED)
+        format!("{} No retry was sent.", TransportFailure::Network)
     );
 }
 
@@ -516,7 +509,9 @@ fn every_outcome_is_reachable() {
     seen.insert(drive(&|a| {
         a.handle_response(T0 + s(1), &Response::new(500), None)
     }));
-    seen.insert(drive(&|a| a.handle_transport_failure(T0 + s(1), "offline")));
+    seen.insert(drive(&|a| {
+        a.handle_transport_failure(T0 + s(1), TransportFailure::CannotAbort)
+    }));
     seen.insert(drive(&|a| a.handle_timeout(T0 + s(4))));
     seen.insert(drive(&|a| {
         let too_large = BodyProblem::TooLarge { limit: 1 << 20 };
@@ -534,7 +529,7 @@ fn the_trace_tells_the_whole_story() {
     let lines: Vec<String> = a
         .trace()
         .iter()
-        .map(|e| format!("{} {}", seconds(e.at, Precision::Exact), e.event))
+        .map(|e| format!("{} {}", seconds_text(e.at, Precision::Exact), e.event))
         .collect();
     assert_eq!(
         lines,
@@ -673,12 +668,23 @@ fn answer(
     at: Duration,
     response: &Response,
 ) {
-    if let Some(block) = ledger.handle_response(at, API, response, None, false) {
+    if let Some(block) = ledger.hear(at, response) {
         for a in actions.iter_mut() {
             a.handle_scope_block(at, block);
         }
     }
     actions[who].handle_response(at, response, None);
+}
+
+/// A page's ledger hearing `response` at `at` on [`API`] (no local clock).
+trait Hear {
+    fn hear(&mut self, at: Duration, response: &Response) -> Option<ScopeBlock>;
+}
+
+impl Hear for ScopeLedger {
+    fn hear(&mut self, at: Duration, response: &Response) -> Option<ScopeBlock> {
+        self.learn(at, API, response.status, &response.read(None, false))
+    }
 }
 
 fn start_on_scope(ledger: &ScopeLedger, at: Duration, policy: RetryPolicy) -> ReadAction {
@@ -708,7 +714,7 @@ fn a_429_holds_back_every_action_on_the_scope_until_its_end() {
         WaitReason::ScopeBlocked {
             wait: s(9),
             asked: s(10),
-            why: BlockWhy::TooManyRequests
+            cause: BlockCause::TooManyRequests
         }
     );
     assert_eq!(b.attempts(), 0);
@@ -717,7 +723,7 @@ fn a_429_holds_back_every_action_on_the_scope_until_its_end() {
         WaitReason::ScopeBlocked {
             wait: s(8),
             asked: s(10),
-            why: BlockWhy::TooManyRequests
+            cause: BlockCause::TooManyRequests
         }
     );
     assert_eq!(
@@ -750,13 +756,13 @@ fn a_block_past_the_budget_stops_a_new_action_before_any_request() {
     let r = stopped(&mut b);
     assert_eq!(r.outcome, Outcome::BudgetExhausted);
     assert_eq!(
-        (r.attempts, r.at, r.held_back),
+        (r.attempts, r.at, r.held_by),
         (
             0,
             s(0),
-            Some(HeldBack::Blocked {
+            Some(HeldBy::Block {
                 wait: s(9),
-                why: BlockWhy::TooManyRequests
+                cause: BlockCause::TooManyRequests
             })
         )
     );
@@ -800,7 +806,7 @@ fn a_block_learned_while_waiting_lengthens_the_wait_or_stops_it() {
         WaitReason::ScopeBlocked {
             wait: s(10),
             asked: s(10),
-            why: BlockWhy::TooManyRequests
+            cause: BlockCause::TooManyRequests
         }
     );
     waits_until(&mut a, 12);
@@ -819,19 +825,19 @@ fn a_block_learned_while_waiting_lengthens_the_wait_or_stops_it() {
         ScopeBlock {
             until: T0 + s(9),
             asked: s(7),
-            why: BlockWhy::TooManyRequests,
+            cause: BlockCause::TooManyRequests,
         },
     );
     let r = stopped(&mut c);
     assert_eq!(r.outcome, Outcome::BudgetExhausted);
     assert_eq!(
-        (r.at, r.waited_time, r.held_back),
+        (r.at, r.waited_time, r.held_by),
         (
             s(2),
             s(1),
-            Some(HeldBack::Blocked {
+            Some(HeldBy::Block {
                 wait: s(7),
-                why: BlockWhy::TooManyRequests
+                cause: BlockCause::TooManyRequests
             })
         )
     );
@@ -855,13 +861,7 @@ fn a_block_never_shortens_a_wait_nor_reopens_a_budget() {
     waits_until(&mut a, 11);
     // A later, shorter hint on the scope: the ledger keeps the longer block.
     assert_eq!(
-        ledger.handle_response(
-            T0 + s(2),
-            API,
-            &Response::new(429).retry_after("1"),
-            None,
-            false
-        ),
+        ledger.hear(T0 + s(2), &Response::new(429).retry_after("1")),
         None
     );
     assert_eq!(
@@ -873,7 +873,7 @@ fn a_block_never_shortens_a_wait_nor_reopens_a_budget() {
         ScopeBlock {
             until: T0 + s(3),
             asked: s(1),
-            why: BlockWhy::TooManyRequests,
+            cause: BlockCause::TooManyRequests,
         },
     );
     assert_eq!(a.poll_action(), None);
@@ -888,7 +888,7 @@ fn a_block_never_shortens_a_wait_nor_reopens_a_budget() {
         ScopeBlock {
             until: T0 + s(4),
             asked: s(2),
-            why: BlockWhy::TooManyRequests,
+            cause: BlockCause::TooManyRequests,
         },
     );
     b.handle_timeout(T0 + s(4));
@@ -907,10 +907,7 @@ fn only_a_429_with_a_usable_hint_blocks_the_scope() {
         // A date with no clock evidence cannot be read, so it blocks nothing.
         Response::new(429).retry_after("Mon, 01 Jan 2024 12:00:10 GMT"),
     ] {
-        assert_eq!(
-            ledger.handle_response(at, API, &response, None, false),
-            None
-        );
+        assert_eq!(ledger.hear(at, &response), None);
     }
     assert_eq!(ledger.poll_block(at, API), None);
     assert_eq!(ledger.state(API).refusals, 3);
@@ -918,9 +915,7 @@ fn only_a_429_with_a_usable_hint_blocks_the_scope() {
     let dated = Response::new(429)
         .retry_after("Mon, 01 Jan 2024 12:00:10 GMT")
         .date("Mon, 01 Jan 2024 12:00:04 GMT");
-    let block = ledger
-        .handle_response(at, API, &dated, None, false)
-        .unwrap();
+    let block = ledger.hear(at, &dated).unwrap();
     assert_eq!((block.until, block.asked), (T0 + s(7), s(6)));
     // Scopes are apart.
     assert_eq!(ledger.poll_block(at, "https://other.example.com"), None);
@@ -1016,7 +1011,7 @@ fn reads_held_back_together_are_released_apart() {
     let block = ScopeBlock {
         until: T0 + s(10),
         asked: s(10),
-        why: BlockWhy::TooManyRequests,
+        cause: BlockCause::TooManyRequests,
     };
     let mut releases = Vec::new();
     for seed in [11, 12, 13] {
@@ -1029,7 +1024,7 @@ fn reads_held_back_together_are_released_apart() {
             WaitReason::ScopeBlocked {
                 wait: s(10),
                 asked: s(10),
-                why: BlockWhy::TooManyRequests
+                cause: BlockCause::TooManyRequests
             }
         );
         // Never before the block's end; at most 20 % of the 10 s later.
@@ -1066,7 +1061,7 @@ fn a_spent_quota_holds_the_scope_until_its_reset_before_any_429() {
         WaitReason::ScopeBlocked {
             wait: s(3),
             asked: s(3),
-            why: BlockWhy::QuotaSpent
+            cause: BlockCause::QuotaSpent
         }
     );
     assert_eq!(
@@ -1080,10 +1075,10 @@ fn a_spent_quota_holds_the_scope_until_its_reset_before_any_429() {
     let mut c = start_on_scope(&ledger, T0 + s(2), RetryPolicy::new().with_budget(s(5)));
     let r = stopped(&mut c);
     assert_eq!(
-        r.held_back,
-        Some(HeldBack::Blocked {
+        r.held_by,
+        Some(HeldBy::Block {
             wait: s(2),
-            why: BlockWhy::QuotaSpent
+            cause: BlockCause::QuotaSpent
         })
     );
     assert_eq!(
@@ -1098,31 +1093,27 @@ fn rate_limit_fields_never_erase_a_429() {
     let mut ledger = ScopeLedger::new();
     let at = |n| T0 + s(n);
     let refused = Response::new(429).retry_after("10");
-    assert!(ledger
-        .handle_response(at(1), API, &refused, None, false)
-        .is_some());
+    assert!(ledger.hear(at(1), &refused).is_some());
     for fields in ["\"w\";r=5;t=1", "\"w\";r=0;t=2"] {
         let ok = Response::new(200).rate_limit("ratelimit", fields);
-        assert_eq!(ledger.handle_response(at(2), API, &ok, None, false), None);
+        assert_eq!(ledger.hear(at(2), &ok), None);
     }
     assert_eq!(
-        ledger.poll_block(at(9), API).map(|b| b.why),
-        Some(BlockWhy::TooManyRequests)
+        ledger.poll_block(at(9), API).map(|b| b.cause),
+        Some(BlockCause::TooManyRequests)
     );
     // A 429 whose fields name a later reset than its Retry-After: the later one holds.
     let both = Response::new(429)
         .retry_after("2")
         .rate_limit("RateLimit-Remaining", "0")
         .rate_limit("RateLimit-Reset", "30");
-    let block = ledger
-        .handle_response(at(3), API, &both, None, false)
-        .unwrap();
-    assert_eq!((block.until, block.why), (at(33), BlockWhy::QuotaSpent));
+    let block = ledger.hear(at(3), &both).unwrap();
+    assert_eq!((block.until, block.cause), (at(33), BlockCause::QuotaSpent));
     // Fields that say something is left block nothing, and invalid ones are ignored.
     let mut fresh = ScopeLedger::new();
     for fields in ["\"w\";r=1;t=30", "\"w\";r=zero;t=30", "nonsense;;"] {
         let ok = Response::new(200).rate_limit("RateLimit", fields);
-        assert_eq!(fresh.handle_response(at(1), API, &ok, None, false), None);
+        assert_eq!(fresh.hear(at(1), &ok), None);
     }
     assert_eq!(fresh.state(API).remaining, Some(1));
 }
@@ -1133,10 +1124,10 @@ fn a_429_whose_fields_name_the_same_reset_is_blocked_as_a_429() {
     let both = Response::new(429)
         .retry_after("10")
         .rate_limit("RateLimit", "\"window\";r=0;t=10");
-    let block = ledger.handle_response(T0, API, &both, None, false).unwrap();
+    let block = ledger.hear(T0, &both).unwrap();
     assert_eq!(
-        (block.until, block.why),
-        (T0 + s(10), BlockWhy::TooManyRequests)
+        (block.until, block.cause),
+        (T0 + s(10), BlockCause::TooManyRequests)
     );
 }
 
@@ -1172,28 +1163,28 @@ fn the_ledger_grants_places_in_flight_in_the_order_reads_queued() {
     ledger.handle_queue("https://other.example.com", 9, 1);
     assert_eq!(ledger.state(API).queued, 3);
     // One place is left under the limit of 2: the first to queue takes it.
-    assert_eq!(ledger.poll_slot(T0, API), Some(1));
-    assert_eq!(ledger.poll_slot(T0, API), None);
+    assert_eq!(ledger.poll_grant(T0, API), Some(1));
+    assert_eq!(ledger.poll_grant(T0, API), None);
     assert_eq!(ledger.state(API).in_flight, 2);
     // Another scope is not held by this one.
-    assert_eq!(ledger.poll_slot(T0, "https://other.example.com"), Some(9));
+    assert_eq!(ledger.poll_grant(T0, "https://other.example.com"), Some(9));
     // Read 2 leaves the queue; when a request ends, read 3 is next.
     ledger.handle_dequeue(2);
     ledger.handle_dequeue(2);
-    assert_eq!(ledger.place(2), Place::Out);
+    assert_eq!(ledger.place(2), Place::Unplaced);
     ledger.handle_attempt_ended(0);
     ledger.handle_attempt_ended(0);
-    assert_eq!(ledger.poll_slot(T0, API), Some(3));
+    assert_eq!(ledger.poll_grant(T0, API), Some(3));
     assert_eq!(ledger.place(3), Place::InFlight);
-    assert_eq!(ledger.poll_slot(T0, API), None);
+    assert_eq!(ledger.poll_grant(T0, API), None);
     assert_eq!(ledger.state(API).queued, 0);
     // A blocked scope grants nothing until the block ends.
     ledger.handle_attempt_ended(1);
     ledger.handle_queue(API, 4, 2);
     let refused = Response::new(429).retry_after("5");
-    ledger.handle_response(T0, API, &refused, None, false);
-    assert_eq!(ledger.poll_slot(T0 + s(4), API), None);
-    assert_eq!(ledger.poll_slot(T0 + s(5), API), Some(4));
+    ledger.hear(T0, &refused);
+    assert_eq!(ledger.poll_grant(T0 + s(4), API), None);
+    assert_eq!(ledger.poll_grant(T0 + s(5), API), Some(4));
 }
 
 #[test]
@@ -1203,12 +1194,12 @@ fn a_strict_queue_never_lets_a_later_read_pass_the_first() {
     // The first may start beside none in flight; the second beside one, but it queued later.
     ledger.handle_queue(API, 1, 1);
     ledger.handle_queue(API, 2, 2);
-    assert_eq!(ledger.poll_slot(T0, API), None);
+    assert_eq!(ledger.poll_grant(T0, API), None);
     ledger.handle_attempt_ended(0);
-    assert_eq!(ledger.poll_slot(T0, API), Some(1));
+    assert_eq!(ledger.poll_grant(T0, API), Some(1));
     // Once the first has started, the second's own limit of 2 lets it start beside it.
-    assert_eq!(ledger.poll_slot(T0, API), Some(2));
-    assert_eq!(ledger.poll_slot(T0, API), None);
+    assert_eq!(ledger.poll_grant(T0, API), Some(2));
+    assert_eq!(ledger.poll_grant(T0, API), None);
 }
 
 #[test]
@@ -1216,7 +1207,7 @@ fn a_queued_attempt_starts_when_granted_and_its_time_in_the_queue_is_waited() {
     let mut a = queued(T0, 1, 20);
     a.handle_timeout(T0 + s(3)); // early: nothing happens
     assert_eq!(a.poll_action(), None);
-    a.handle_slot(T0 + s(3));
+    a.handle_grant(T0 + s(3));
     starts(&mut a, 1, 3);
     a.handle_response(T0 + s(4), &Response::new(200), None);
     let r = stopped(&mut a);
@@ -1228,14 +1219,14 @@ fn a_queued_attempt_starts_when_granted_and_its_time_in_the_queue_is_waited() {
             limit: 1
         }));
     // A grant to a read that is not queued changes nothing.
-    a.handle_slot(T0 + s(5));
+    a.handle_grant(T0 + s(5));
     assert_eq!(a.poll_action(), None);
 }
 
 #[test]
 fn a_retry_queues_again_after_its_wait() {
     let mut a = queued(T0, 2, 20);
-    a.handle_slot(T0);
+    a.handle_grant(T0);
     starts(&mut a, 1, 0);
     a.handle_response(T0 + s(1), &Response::new(429).retry_after("2"), None);
     waits_until(&mut a, 3);
@@ -1257,7 +1248,7 @@ fn a_turn_that_never_comes_stops_the_read_at_its_last_start_with_no_request() {
     let r = stopped(&mut a);
     assert_eq!(r.outcome, Outcome::BudgetExhausted);
     assert_eq!((r.attempts, r.waited_time), (0, s(6)));
-    assert_eq!(r.held_back, Some(HeldBack::Queued { limit: 2 }));
+    assert_eq!(r.held_by, Some(HeldBy::Queue { limit: 2 }));
     assert_eq!(
         r.message(),
         [
@@ -1269,11 +1260,8 @@ fn a_turn_that_never_comes_stops_the_read_at_its_last_start_with_no_request() {
     );
     // A driver that grants late is told the same.
     let mut b = queued(T0, 1, 10);
-    b.handle_slot(T0 + s(7));
-    assert_eq!(
-        stopped(&mut b).held_back,
-        Some(HeldBack::Queued { limit: 1 })
-    );
+    b.handle_grant(T0 + s(7));
+    assert_eq!(stopped(&mut b).held_by, Some(HeldBy::Queue { limit: 1 }));
 }
 
 #[test]
@@ -1290,7 +1278,7 @@ fn leaving_or_a_block_takes_a_read_out_of_the_queue() {
     let block = ScopeBlock {
         until: T0 + s(10),
         asked: s(10),
-        why: BlockWhy::TooManyRequests,
+        cause: BlockCause::TooManyRequests,
     };
     b.handle_scope_block(T0 + s(1), block);
     assert!(matches!(
@@ -1306,31 +1294,47 @@ fn leaving_or_a_block_takes_a_read_out_of_the_queue() {
 }
 
 #[test]
-fn a_drivers_places_follow_its_reads_phases() {
-    let mut ledger = ScopeLedger::new();
-    // A read without a limit takes a place when its attempt starts, and gives it back after.
-    let mut a = start();
-    let held = ledger.handle_phase(API, 1, a.phase());
-    assert_eq!((held, ledger.state(API).in_flight), (Place::InFlight, 1));
-    // Told twice, it still holds one place.
-    ledger.handle_phase(API, 1, a.phase());
-    assert_eq!(ledger.state(API).in_flight, 1);
-    a.handle_response(T0 + s(1), &Response::new(429).retry_after("2"), None);
-    let held = ledger.handle_phase(API, 1, a.phase());
-    assert_eq!((held, ledger.state(API).in_flight), (Place::Out, 0));
-
-    // A read with a limit queues; a grant holds its place, its start does not count twice.
-    let mut b = queued(T0, 1, 20);
-    let held = ledger.handle_phase(API, 2, b.phase());
-    assert_eq!((held, ledger.state(API).queued), (Place::Queued, 1));
-    assert_eq!(ledger.poll_slot(T0, API), Some(2));
-    assert_eq!(ledger.place(2), Place::InFlight);
-    b.handle_slot(T0);
-    let held = ledger.handle_phase(API, 2, b.phase());
-    assert_eq!((held, ledger.state(API).in_flight), (Place::InFlight, 1));
-    b.handle_leave(T0 + s(1));
-    let held = ledger.handle_phase(API, 2, b.phase());
-    assert_eq!((held, ledger.state(API).in_flight), (Place::Out, 0));
+fn a_pages_places_follow_its_reads_phases() {
+    let mut page = Page::new();
+    let places = |page: &Page| {
+        let state = page.scope_state(API);
+        (state.in_flight, state.queued)
+    };
+    // A read without a limit holds a place while its attempt runs, and gives it back after.
+    let a = page.handle_start(T0, API, RetryPolicy::new(), 0).unwrap();
+    assert_eq!(places(&page), (1, 0));
+    page.handle_response(T0 + s(1), a, &Response::new(200), None, Ok(()));
+    assert_eq!(places(&page), (0, 0));
+    // A read with a limit is granted at once where there is room; its start counts once.
+    let limited = RetryPolicy::new().with_in_flight_limit(1);
+    let b = page
+        .handle_start(T0 + s(1), API, limited.clone(), 0)
+        .unwrap();
+    assert!(matches!(
+        page.read(b).unwrap().phase(),
+        Phase::InFlight { .. }
+    ));
+    assert_eq!(places(&page), (1, 0));
+    // The next queues behind it, and takes its place when it leaves.
+    let c = page.handle_start(T0 + s(1), API, limited, 0).unwrap();
+    assert!(matches!(
+        page.read(c).unwrap().phase(),
+        Phase::Queued { .. }
+    ));
+    assert_eq!(places(&page), (1, 1));
+    page.handle_leave(T0 + s(2), b);
+    assert!(matches!(
+        page.read(c).unwrap().phase(),
+        Phase::InFlight { .. }
+    ));
+    assert_eq!(places(&page), (1, 0));
+    // A stopped read is forgotten on request; a running one is not.
+    assert!(page.remove(c).is_none());
+    assert_eq!(
+        page.remove(b).map(|b| b.report().unwrap().outcome),
+        Some(Outcome::UserLeft)
+    );
+    assert!(page.read(b).is_none());
 }
 
 #[test]
@@ -1339,15 +1343,15 @@ fn answers_that_arrive_out_of_order_never_raise_what_is_left_in_a_window() {
     let left =
         |r: u64, t: u64| Response::new(200).rate_limit("RateLimit", format!("\"w\";r={r};t={t}"));
     // Two requests sent together: the later admitted one's answer (0 left) arrives first.
-    ledger.handle_response(T0, API, &left(0, 10), None, false);
-    ledger.handle_response(T0 + s(1), API, &left(1, 9), None, false);
+    ledger.hear(T0, &left(0, 10));
+    ledger.hear(T0 + s(1), &left(1, 9));
     let state = ledger.state(API);
     assert_eq!(
         (state.remaining, state.quota_resets),
         (Some(0), Some(T0 + s(10)))
     );
     // Once the window has reset, the next answer's count is the count.
-    ledger.handle_response(T0 + s(10), API, &left(2, 10), None, false);
+    ledger.hear(T0 + s(10), &left(2, 10));
     let state = ledger.state(API);
     assert_eq!(
         (state.remaining, state.quota_resets),
@@ -1357,7 +1361,7 @@ fn answers_that_arrive_out_of_order_never_raise_what_is_left_in_a_window() {
     let mut bare = ScopeLedger::new();
     for r in ["0", "3"] {
         let only = Response::new(200).rate_limit("RateLimit-Remaining", r);
-        bare.handle_response(T0, API, &only, None, false);
+        bare.hear(T0, &only);
     }
     assert_eq!(bare.state(API).remaining, Some(3));
 }

@@ -2,30 +2,22 @@
 //! as long as it is, and why a read could not start. The components show these words and add
 //! none of their own.
 
+use std::fmt;
 use std::time::Duration;
 
+use super::block::BlockCause;
 use super::policy::PolicyError;
-use super::report::{BodyProblem, HeldBack, Outcome, StopReport, StoppedWhile};
-use super::scope::BlockWhy;
-use super::seconds::{seconds, Precision};
-use super::trace::WaitReason;
+use super::report::{BodyProblem, HeldBy, Outcome, StopReport, StoppedWhile, TransportFailure};
+use super::seconds::{seconds_text, Precision};
+use super::shown::quoted;
+use super::wait::WaitReason;
 
 /// The Palette List screen's heading: "Palettes: coast".
 pub fn palettes_heading(collection: &str) -> String {
     format!("Palettes: {collection}")
 }
 
-/// A value as received, quoted for a reader: “text”, with any control character shown as
-/// U+FFFD (so what a server sent cannot break the line it is shown in).
-pub fn quoted(text: &str) -> String {
-    let shown: String = text
-        .chars()
-        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
-        .collect();
-    format!("\u{201c}{shown}\u{201d}")
-}
-
-/// The title of a swatch whose colour is not a CSS colour: the data, [quoted], as text.
+/// The title of a swatch whose colour is not a CSS colour: the data, quoted, as text.
 pub fn not_a_colour(text: &str) -> String {
     format!("Not a colour: {}", quoted(text))
 }
@@ -42,7 +34,7 @@ pub const TRACE: &str = "Timeline and trace";
 /// "1 second", "2 seconds", "2.5 seconds": to the tenth, as a person reads a duration. A real
 /// clock's 2.013 s reads "2 seconds".
 pub fn seconds_words(d: Duration) -> String {
-    match seconds(d, Precision::Tenths).as_str() {
+    match seconds_text(d, Precision::Tenths).as_str() {
         "1" => "1 second".to_owned(),
         n => format!("{n} seconds"),
     }
@@ -58,7 +50,7 @@ pub fn attempt_status(attempt: u32, of: u32) -> String {
 pub fn countdown(next: u32, of: u32, left: Duration) -> String {
     format!(
         "Attempt {next} of {of} in {} s",
-        seconds(left, Precision::WholeUp)
+        seconds_text(left, Precision::Countdown)
     )
 }
 
@@ -73,7 +65,7 @@ pub fn queued(next: u32, of: u32, limit: u32) -> String {
 
 /// Why a wait is as long as it is.
 pub fn wait_reason(reason: &WaitReason) -> String {
-    let s = |d: Duration| seconds(d, Precision::Exact);
+    let s = |d: Duration| seconds_text(d, Precision::Exact);
     match reason {
         WaitReason::ServerDelay(d) => format!("The service asked for {} s.", s(*d)),
         WaitReason::ServerDate { until, delay, .. } => format!(
@@ -84,28 +76,18 @@ pub fn wait_reason(reason: &WaitReason) -> String {
             "The service gave no usable hint; waiting the {} s fallback.",
             s(*wait)
         ),
-        WaitReason::ScopeBlocked { asked, why, .. } => match why {
-            BlockWhy::TooManyRequests => format!(
+        WaitReason::ScopeBlocked { asked, cause, .. } => match cause {
+            BlockCause::TooManyRequests => format!(
                 "The service asked every request to this API to wait {} s.",
                 s(*asked)
             ),
-            BlockWhy::QuotaSpent => format!(
+            BlockCause::QuotaSpent => format!(
                 "This API's quota is used up; the service said it resets in {} s.",
                 s(*asked)
             ),
         },
     }
 }
-
-/// What failed, for a transport failure: the network, or the CORS layer of a service that sent
-/// none (a browser cannot tell the two apart).
-pub const NETWORK_FAILED: &str = "The request failed on the network. A rate limiter that sends \
-     no CORS headers looks the same to a browser.";
-
-/// What failed, for a transport failure: this browser cannot abort a request, so the
-/// per-attempt cap could not be kept and no request was sent.
-pub const CANNOT_ABORT: &str =
-    "This browser cannot abort a request, so the per-attempt cap cannot be kept.";
 
 /// "1 MiB", "64 KiB", "1000 bytes": a size as a person reads it, exact.
 pub fn bytes_words(n: u64) -> String {
@@ -115,6 +97,14 @@ pub fn bytes_words(n: u64) -> String {
         n if n >= KIB * KIB && n % (KIB * KIB) == 0 => format!("{} MiB", n / (KIB * KIB)),
         n if n >= KIB && n % KIB == 0 => format!("{} KiB", n / KIB),
         n => format!("{n} bytes"),
+    }
+}
+
+/// What was wrong with a 2xx's body, as the stop message says it: the kind and the place, never
+/// a word of what the body held.
+impl fmt::Display for BodyProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&body_problem(*self))
     }
 }
 
@@ -160,13 +150,13 @@ pub fn timeline_summary(
     format!(
         "{attempts} of {max_attempts} attempts in {} of a {}-second budget; {end}.",
         seconds_words(at),
-        seconds(budget, Precision::Exact)
+        seconds_text(budget, Precision::Exact)
     )
 }
 
 /// A wait's label on the timeline: why it is this long, briefly.
 pub fn wait_label(reason: &WaitReason) -> String {
-    let s = |d: Duration| seconds(d, Precision::Exact);
+    let s = |d: Duration| seconds_text(d, Precision::Exact);
     match reason {
         WaitReason::ServerDelay(d) => format!("server asked {} s", s(*d)),
         WaitReason::ServerDate { delay, .. } => format!("server date, {} s", s(*delay)),
@@ -177,17 +167,17 @@ pub fn wait_label(reason: &WaitReason) -> String {
 
 /// How late a wait's timer woke, on the timeline.
 pub fn late_label(late: Duration) -> String {
-    format!("woke {} s late", seconds(late, Precision::Millis))
+    format!("woke {} s late", seconds_text(late, Precision::Millis))
 }
 
 /// The deadline's label on the timeline.
 pub fn deadline_label(budget: Duration) -> String {
-    format!("deadline {} s", seconds(budget, Precision::Exact))
+    format!("deadline {} s", seconds_text(budget, Precision::Exact))
 }
 
 /// What the live region says about a read: its state, without a clock.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Said {
+pub enum Announced {
     /// An attempt is in flight.
     Attempt {
         /// Which one.
@@ -221,16 +211,16 @@ pub enum Said {
 
 /// The live region's sentence: said once per state, so a screen reader hears the attempt, the
 /// wait and why, and the outcome, never a ticking number.
-pub fn announcement(said: &Said) -> String {
+pub fn announcement(said: &Announced) -> String {
     match said {
-        Said::Attempt { attempt, of } => attempt_status(*attempt, *of),
-        Said::Waiting { next, of, reason } => format!(
+        Announced::Attempt { attempt, of } => attempt_status(*attempt, *of),
+        Announced::Waiting { next, of, reason } => format!(
             "Waiting before attempt {next} of {of}. {}",
             wait_reason(reason)
         ),
-        Said::Queued { next, of, limit } => queued(*next, *of, *limit),
-        Said::Stopped(lines) => lines.iter().take(2).cloned().collect::<Vec<_>>().join(" "),
-        Said::Refused(text) => text.clone(),
+        Announced::Queued { next, of, limit } => queued(*next, *of, *limit),
+        Announced::Stopped(lines) => lines.iter().take(2).cloned().collect::<Vec<_>>().join(" "),
+        Announced::Refused(text) => text.clone(),
     }
 }
 
@@ -239,114 +229,125 @@ pub fn refused(error: &PolicyError) -> String {
     format!("This read is misconfigured: {error}")
 }
 
-/// The stop message, line by line: the outcome, then the last response with the attempts and
-/// the elapsed time, then what happened to the next request ([`StopReport::message`]).
-pub fn stop_message(r: &StopReport) -> Vec<String> {
-    let headline = match r.outcome {
-        Outcome::Succeeded => "Loaded.".to_owned(),
-        Outcome::BudgetExhausted => "Stopped: retry budget cannot fit another request.".into(),
-        Outcome::AttemptsExhausted => {
-            format!("Stopped: all {} attempts were used.", r.max_attempts)
-        }
-        Outcome::UserLeft => "Stopped: you left before the read finished.".into(),
-        Outcome::ClockUntrusted => {
-            "Stopped: the service named a retry time, and no trusted clock could read it.".into()
-        }
-        Outcome::NonRetryableResponse => match &r.last_response {
-            Some(last) => format!(
-                "Stopped: the service answered {}, which is not retried.",
-                last.status
-            ),
-            None => "Stopped: the service's answer is not retried.".into(),
-        },
-        Outcome::TransportFailure => {
-            "Stopped: the request failed before any answer arrived.".into()
-        }
-        Outcome::AttemptTimedOut => format!(
-            "Stopped: the service did not answer within {}.",
-            seconds_words(r.attempt_cap)
-        ),
-        Outcome::UnreadableResponse => {
-            "Stopped: the service answered, but not with data this screen can use.".into()
-        }
-    };
-    let last = match &r.last_response {
-        Some(last) => format!("Last response: {}.", last.status),
-        None => "Last response: none.".to_owned(),
-    };
-    let summary = format!(
-        "{last} Attempts: {} of {}. Elapsed: {}.",
-        r.attempts,
-        r.max_attempts,
-        seconds_words(r.at)
-    );
-    let no_retry = match r.attempts {
-        0 => "No request was sent.",
-        1 => "No retry was sent.",
-        _ => "No further retry was sent.",
-    };
-    let detail = match r.outcome {
-        Outcome::Succeeded => None,
-        Outcome::BudgetExhausted => Some(match (r.held_back, r.requested_delay, r.stopped_while) {
-            (Some(HeldBack::Queued { limit }), ..) => format!(
-                "{} Its turn did not come while the next attempt could still fit this read's \
-                 budget. {no_retry}",
-                in_flight_words(limit)
-            ),
-            (Some(HeldBack::Blocked { wait, why }), ..) => match why {
-                BlockWhy::TooManyRequests => format!(
-                    "The service asked every request to this API to wait, and that wait ends \
-                     in {}, past this read's budget. {no_retry}",
-                    seconds_words(wait)
-                ),
-                BlockWhy::QuotaSpent => format!(
-                    "This API's quota is used up, and it resets in {}, past this read's \
-                     budget. {no_retry}",
-                    seconds_words(wait)
-                ),
-            },
-            (None, Some(delay), _) => {
-                format!("The service requested {}. {no_retry}", delay_words(delay))
+impl StopReport {
+    /// The message the user reads, line by line: the outcome, then the last response with the
+    /// attempts and the elapsed time, then what happened to the next request. It never claims
+    /// the service recovered or failed for good. For the contract's wait-exceeds case:
+    ///
+    /// ```text
+    /// Stopped: retry budget cannot fit another request.
+    /// Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.
+    /// The service requested a 30-second delay. No retry was sent.
+    /// ```
+    pub fn message(&self) -> Vec<String> {
+        let r = self;
+        let headline = match r.outcome {
+            Outcome::Succeeded => "Loaded.".to_owned(),
+            Outcome::BudgetExhausted => "Stopped: retry budget cannot fit another request.".into(),
+            Outcome::AttemptsExhausted => {
+                format!("Stopped: all {} attempts were used.", r.max_attempts)
             }
-            (None, None, StoppedWhile::WokeLate(late)) => format!(
-                "The wait ended {} late, too late to fit another attempt. {no_retry}",
-                seconds_words(late)
-            ),
-            (None, None, _) => {
-                format!("The local wait before the next attempt would not fit. {no_retry}")
-            }
-        }),
-        Outcome::AttemptsExhausted => {
-            Some("The service was still asking to slow down when the last attempt ended.".into())
-        }
-        Outcome::UserLeft => Some(match r.stopped_while {
-            StoppedWhile::InFlight => {
-                "The request in flight was cancelled; the service may still have processed it."
+            Outcome::UserLeft => "Stopped: you left before the read finished.".into(),
+            Outcome::ClockUntrusted => {
+                "Stopped: the service named a retry time, and no trusted clock could read it."
                     .into()
             }
-            _ => "The pending retry was cancelled; no further request was sent.".into(),
-        }),
-        Outcome::ClockUntrusted => Some(match r.unreadable_date {
-            Some(d) => format!("The service asked to retry after {d}. {no_retry}"),
-            None => format!("The service asked to retry after a date. {no_retry}"),
-        }),
-        Outcome::NonRetryableResponse => Some("You can try again.".into()),
-        Outcome::TransportFailure => Some(format!(
-            "{} {no_retry}",
-            r.failure.as_deref().unwrap_or(NETWORK_FAILED)
-        )),
-        Outcome::AttemptTimedOut => Some(
-            "The request was cancelled at its time limit; the service may still have processed it."
-                .into(),
-        ),
-        Outcome::UnreadableResponse => Some(match r.body {
-            Some(problem) => format!("{} {no_retry}", body_problem(problem)),
-            None => no_retry.to_owned(),
-        }),
-    };
-    let mut lines = vec![headline, summary];
-    lines.extend(detail);
-    lines
+            Outcome::NonRetryableResponse => match &r.last_response {
+                Some(last) => format!(
+                    "Stopped: the service answered {}, which is not retried.",
+                    last.status
+                ),
+                None => "Stopped: the service's answer is not retried.".into(),
+            },
+            Outcome::TransportFailure => {
+                "Stopped: the request failed before any answer arrived.".into()
+            }
+            Outcome::AttemptTimedOut => format!(
+                "Stopped: the service did not answer within {}.",
+                seconds_words(r.attempt_cap)
+            ),
+            Outcome::UnreadableResponse => {
+                "Stopped: the service answered, but not with data this screen can use.".into()
+            }
+        };
+        let last = match &r.last_response {
+            Some(last) => format!("Last response: {}.", last.status),
+            None => "Last response: none.".to_owned(),
+        };
+        let summary = format!(
+            "{last} Attempts: {} of {}. Elapsed: {}.",
+            r.attempts,
+            r.max_attempts,
+            seconds_words(r.at)
+        );
+        let no_retry = match r.attempts {
+            0 => "No request was sent.",
+            1 => "No retry was sent.",
+            _ => "No further retry was sent.",
+        };
+        let detail = match r.outcome {
+            Outcome::Succeeded => None,
+            Outcome::BudgetExhausted => Some(match (r.held_by, r.requested_delay, r.stopped_while) {
+                (Some(HeldBy::Queue { limit }), ..) => format!(
+                    "{} Its turn did not come while the next attempt could still fit this read's \
+                     budget. {no_retry}",
+                    in_flight_words(limit)
+                ),
+                (Some(HeldBy::Block { wait, cause }), ..) => match cause {
+                    BlockCause::TooManyRequests => format!(
+                        "The service asked every request to this API to wait, and that wait ends \
+                         in {}, past this read's budget. {no_retry}",
+                        seconds_words(wait)
+                    ),
+                    BlockCause::QuotaSpent => format!(
+                        "This API's quota is used up, and it resets in {}, past this read's \
+                         budget. {no_retry}",
+                        seconds_words(wait)
+                    ),
+                },
+                (None, Some(delay), _) => {
+                    format!("The service requested {}. {no_retry}", delay_words(delay))
+                }
+                (None, None, StoppedWhile::WokeLate(late)) => format!(
+                    "The wait ended {} late, too late to fit another attempt. {no_retry}",
+                    seconds_words(late)
+                ),
+                (None, None, _) => {
+                    format!("The local wait before the next attempt would not fit. {no_retry}")
+                }
+            }),
+            Outcome::AttemptsExhausted => {
+                Some("The service was still asking to slow down when the last attempt ended.".into())
+            }
+            Outcome::UserLeft => Some(match r.stopped_while {
+                StoppedWhile::InFlight => {
+                    "The request in flight was cancelled; the service may still have processed it."
+                        .into()
+                }
+                _ => "The pending retry was cancelled; no further request was sent.".into(),
+            }),
+            Outcome::ClockUntrusted => Some(match r.unreadable_date {
+                Some(d) => format!("The service asked to retry after {d}. {no_retry}"),
+                None => format!("The service asked to retry after a date. {no_retry}"),
+            }),
+            Outcome::NonRetryableResponse => Some("You can try again.".into()),
+            Outcome::TransportFailure => Some(format!(
+                "{} {no_retry}",
+                r.failure.unwrap_or(TransportFailure::Network)
+            )),
+            Outcome::AttemptTimedOut => Some(
+                "The request was cancelled at its time limit; the service may still have processed it."
+                    .into(),
+            ),
+            Outcome::UnreadableResponse => Some(match r.body {
+                Some(problem) => format!("{} {no_retry}", body_problem(problem)),
+                None => no_retry.to_owned(),
+            }),
+        };
+        let mut lines = vec![headline, summary];
+        lines.extend(detail);
+        lines
+    }
 }
 
 /// "At most 2 requests to this API may be in flight at once.": the scope's in-flight limit.
@@ -362,7 +363,7 @@ fn delay_words(d: Duration) -> String {
     if d.as_secs() == u64::MAX {
         format!("a delay of at least {} seconds", u64::MAX)
     } else {
-        format!("a {}-second delay", seconds(d, Precision::Exact))
+        format!("a {}-second delay", seconds_text(d, Precision::Exact))
     }
 }
 
@@ -397,10 +398,10 @@ mod tests {
                 note: None,
             }),
             requested_delay: None,
-            held_back: None,
+            held_by: None,
             request_time: Duration::from_secs(2),
             waited_time: Duration::ZERO,
-            stopped_while: StoppedWhile::Deciding,
+            stopped_while: StoppedWhile::Idle,
             failure: None,
             unreadable_date: None,
             body: None,
@@ -444,7 +445,7 @@ mod tests {
     fn no_response_says_none() {
         let mut r = report(Outcome::TransportFailure);
         r.last_response = None;
-        r.failure = Some(NETWORK_FAILED.into());
+        r.failure = Some(TransportFailure::Network);
         assert_eq!(
             r.message(),
             [
