@@ -3,19 +3,15 @@
 //! what the body held. The browser runtime feeds it the bytes as they stream in; the fixture
 //! model feeds it a fixture's body. Pure: no clock, no network.
 //!
-//! What "JSON of the expected type" means is a [`ReadFn`]: [`read_json`] for any `serde` type,
-//! or a type's own reader, such as [`PaletteCollection::from_json`], which gives the same
-//! answers without shipping `serde_json`.
+//! What "JSON of the expected type" means is the reader's to say: [`read_json`] for any
+//! `serde` type, or a type's own reader, such as [`PaletteCollection::from_json`], which gives
+//! the same answers without shipping `serde_json`.
 //!
 //! [`PaletteCollection::from_json`]: crate::palettes::PaletteCollection::from_json
 
 use serde::de::DeserializeOwned;
 
 use crate::budget::BodyProblem;
-
-/// How a complete, non-empty body within the limit becomes the data: `Ok(data)`, or where it is
-/// not JSON of the expected type.
-pub type ReadFn<T> = fn(&[u8]) -> Result<T, BodyProblem>;
 
 /// A body being read, chunk by chunk, up to a limit.
 ///
@@ -82,7 +78,10 @@ impl BodyReader {
     }
 
     /// The whole body read by `read`, or [`BodyProblem::Empty`] when there is none.
-    pub fn finish<T>(self, read: ReadFn<T>) -> Result<T, BodyProblem> {
+    pub fn finish<T>(
+        self,
+        read: impl FnOnce(&[u8]) -> Result<T, BodyProblem>,
+    ) -> Result<T, BodyProblem> {
         if self.bytes.is_empty() {
             return Err(BodyProblem::Empty);
         }
@@ -90,7 +89,7 @@ impl BodyReader {
     }
 }
 
-/// The [`ReadFn`] for any `serde` type: the body as JSON of type `T` (through `serde_json`), or
+/// The body reader for any `serde` type: the body as JSON of type `T` (through `serde_json`), or
 /// where it is not. Invalid UTF-8 is not JSON.
 pub fn read_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, BodyProblem> {
     use serde_json::error::Category;
@@ -114,7 +113,7 @@ mod tests {
 
     /// What both readers of palettes say of `body`, which must be the same.
     fn problem(body: &str) -> BodyProblem {
-        let finish = |read| {
+        let finish = |read: fn(&[u8]) -> Result<PaletteCollection, BodyProblem>| {
             let mut reader = BodyReader::new(1 << 20, None).unwrap();
             reader.push(body.as_bytes()).unwrap();
             reader.finish(read).unwrap_err()

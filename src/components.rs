@@ -1,6 +1,6 @@
 //! Leptos components for a budgeted read: the Palette List screen, the status switch, the
 //! countdown, the stop message and the trace panel. Each part tests read has a `data-testid`.
-//! Every sentence comes from [`budget::words`](crate::budget::words).
+//! Every sentence comes from the crate's one room of words (`src/budget/words.rs`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -8,7 +8,7 @@ use std::time::Duration;
 use leptos::either::EitherOf4;
 use leptos::prelude::*;
 
-use crate::budget::{seconds, words, Event, Precision, RetryPolicy, StopReport, WaitReason};
+use crate::budget::{seconds_text, words, Event, Precision, RetryPolicy, StopReport, WaitReason};
 use crate::palettes::{palettes_url, CssColor, Palette, PaletteCollection};
 use crate::runtime::{use_budgeted_read, BudgetedRead, ReadState};
 use crate::timeline::Timeline as Drawing;
@@ -151,28 +151,28 @@ where
 }
 
 /// A read's state without its data or clock: what the live region says.
-fn summary<T>(state: &ReadState<T>) -> words::Said {
+fn summary<T>(state: &ReadState<T>) -> words::Announced {
     match state {
-        ReadState::Loading { attempt, of } => words::Said::Attempt {
+        ReadState::Loading { attempt, of } => words::Announced::Attempt {
             attempt: *attempt,
             of: *of,
         },
         ReadState::Waiting {
             next, of, reason, ..
-        } => words::Said::Waiting {
+        } => words::Announced::Waiting {
             next: *next,
             of: *of,
             reason: reason.clone(),
         },
-        ReadState::Queued { next, of, limit } => words::Said::Queued {
+        ReadState::Queued { next, of, limit } => words::Announced::Queued {
             next: *next,
             of: *of,
             limit: *limit,
         },
         ReadState::Loaded { report, .. } | ReadState::Stopped(report) => {
-            words::Said::Stopped(report.message())
+            words::Announced::Stopped(report.message())
         }
-        ReadState::Refused(e) => words::Said::Refused(words::refused(e)),
+        ReadState::Refused(e) => words::Announced::Refused(words::refused(e)),
     }
 }
 
@@ -281,21 +281,19 @@ pub fn TracePanel<T>(
 where
     T: Clone + Send + Sync + 'static,
 {
-    let trace = read.trace;
     view! {
         <details class="trace" open=open>
             <summary>{words::TRACE}</summary>
             <Timeline read />
             <ol data-testid="trace">
                 {move || {
-                    trace
-                        .get()
+                    read.trace()
                         .into_iter()
                         .map(|e| {
                             view! {
                                 <li>
                                     <span class="at">
-                                        {format!("{} s", seconds(e.at, Precision::Millis))}
+                                        {format!("{} s", seconds_text(e.at, Precision::Millis))}
                                     </span>
                                     " "
                                     <span class="event">{e.event.to_string()}</span>
@@ -327,22 +325,18 @@ where
         let ReadState::Waiting { until, .. } = read.state.get() else {
             return None;
         };
-        let planned_end = read.trace.with(|t| {
-            t.iter().rev().find_map(|e| match e.event {
-                Event::WaitPlanned { wait, .. } => Some(e.at + wait),
-                _ => None,
-            })
+        let planned_end = read.trace().iter().rev().find_map(|e| match e.event {
+            Event::WaitPlanned { wait, .. } => Some(e.at + wait),
+            _ => None,
         })?;
         let left = until.saturating_sub(read.clock.get());
         let left = Duration::from_secs(u64::try_from(left.as_millis().div_ceil(1000)).ok()?);
         Some(planned_end.saturating_sub(left))
     });
     let svg = move || {
-        read.trace.with(|t| {
-            Drawing::from_trace(t, now.get())
-                .map(|d| d.to_svg(&id))
-                .unwrap_or_default()
-        })
+        Drawing::from_trace(&read.trace(), now.get())
+            .map(|d| d.to_svg(&id))
+            .unwrap_or_default()
     };
     view! { <div class="timeline" data-testid="timeline" inner_html=svg></div> }
 }

@@ -11,7 +11,7 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use crate::budget::{
-    seconds, words, Event, Failure, Outcome, Precision, StopReport, TraceEvent, WaitReason,
+    seconds_text, words, Event, Failure, Outcome, Precision, StopReport, TraceEvent, WaitReason,
 };
 
 /// The picture's width in SVG units; it scales to its container.
@@ -346,7 +346,7 @@ impl Timeline {
                 r##"<line data-kind="tick" x1="{x:.1}" y1="{AXIS_Y}" x2="{x:.1}" y2="{}" stroke="#8a97a6"/><text x="{x:.1}" y="{}" text-anchor="middle">{}{unit}</text>"##,
                 AXIS_Y + 4.0,
                 AXIS_Y + 15.0,
-                seconds(t, Precision::Exact),
+                seconds_text(t, Precision::Exact),
             );
             t += step;
         }
@@ -503,12 +503,9 @@ fn esc(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::budget::{ReadAction, Response, RetryPolicy};
+    use crate::test_clock::s;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-
-    fn s(n: u64) -> Duration {
-        Duration::from_secs(n)
-    }
 
     /// Schedule A: 429 (3 s) at 2, 429 (4 s) at 7, 200 at 14.
     fn schedule_a() -> Vec<TraceEvent> {

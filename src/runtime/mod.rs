@@ -4,12 +4,12 @@
 //! In the browser (wasm32):
 //! - Elapsed time is `performance.now()`; the wall clock for dates is the response's `Date`
 //!   (read by the core) or `Date.now()`, which the core uses only where the policy trusts it.
-//! - Each attempt is a gloo-net `GET` with its own `AbortController`. The core's one timer
-//!   (`poll_timeout`) is a gloo-timers `Timeout`: at an attempt's cap the core stops the action
+//! - Each attempt is a gloo-net `GET` with its own `AbortController`. The page's one timer
+//!   (`Page::poll_timeout`) is a gloo-timers `Timeout`: at an attempt's cap the core stops the action
 //!   as `attempt_timed_out` and the fetch is aborted on the wire; at a wait's end the core
 //!   rechecks the gate against the time now.
 //! - Nothing else retries: gloo-net and `fetch` do not, and this is the one retry owner.
-//! - One scope ledger per page ([`ScopeLedger`](crate::budget::ScopeLedger)): every read is on a
+//! - One [`Page`](crate::budget::Page) per page, and so one scope ledger: every read is on a
 //!   scope (the policy's [`with_scope`](crate::RetryPolicy::with_scope) name, else the URL's
 //!   origin). An answer reaches the ledger before its own action decides; a `429`'s
 //!   `Retry-After`, or RateLimit fields that say nothing is left, block the scope, and every
@@ -34,19 +34,37 @@ use std::time::Duration;
 use leptos::prelude::*;
 use serde::de::DeserializeOwned;
 
-use crate::body::{read_json, ReadFn};
-use crate::budget::{PolicyError, RetryPolicy, StopReport, TraceEvent, WaitReason};
+use crate::body::read_json;
+use crate::budget::{BodyProblem, PolicyError, RetryPolicy, StopReport, TraceEvent, WaitReason};
 
+// In the browser, one file a job: a read's lifecycle and steps (`browser`), the page's one
+// `Page` and timer (`page`), the other tabs (`tabs`), identical reads shared (`coalesce`),
+// the screens of a read (`screens`), one attempt on the wire (`fetch`), origins (`origin`)
+// and clocks (`time`).
 #[cfg(target_arch = "wasm32")]
 mod browser;
 #[cfg(target_arch = "wasm32")]
-mod scopes;
+mod coalesce;
 #[cfg(target_arch = "wasm32")]
-pub use browser::now;
+mod fetch;
+#[cfg(target_arch = "wasm32")]
+mod origin;
+#[cfg(target_arch = "wasm32")]
+mod page;
+#[cfg(target_arch = "wasm32")]
+mod screens;
+#[cfg(target_arch = "wasm32")]
+mod tabs;
+#[cfg(target_arch = "wasm32")]
+mod time;
 #[cfg(target_arch = "wasm32")]
 use browser::Driver;
 #[cfg(target_arch = "wasm32")]
-pub use scopes::{scope_state, CHANNEL};
+pub use page::scope_state;
+#[cfg(target_arch = "wasm32")]
+pub use tabs::CHANNEL;
+#[cfg(target_arch = "wasm32")]
+pub use time::now;
 
 #[cfg(not(target_arch = "wasm32"))]
 use server::Driver;
@@ -109,8 +127,9 @@ impl<T> ReadState<T> {
 pub struct BudgetedRead<T: 'static> {
     /// What to show now.
     pub state: ReadSignal<ReadState<T>>,
-    /// The current action's trace.
-    pub trace: ReadSignal<Vec<TraceEvent>>,
+    /// Changes whenever the current action's trace grows (or a new action starts): track it to
+    /// redraw what [`trace`](Self::trace) shows.
+    pub traced: ReadSignal<u64>,
     /// The runtime's monotonic clock, refreshed while waiting, for countdowns.
     pub clock: ReadSignal<Duration>,
     driver: Driver<T>,
@@ -139,6 +158,21 @@ where
     }
 }
 
+impl<T: 'static> BudgetedRead<T> {
+    /// The current action's trace, read from the page when asked (nothing is copied for a
+    /// screen that never shows it); in a reactive context it is read again as it grows. Empty
+    /// off the browser.
+    pub fn trace(&self) -> Vec<TraceEvent> {
+        self.traced.track();
+        self.driver.trace()
+    }
+
+    /// [`trace`](Self::trace), without tracking.
+    pub fn trace_untracked(&self) -> Vec<TraceEvent> {
+        self.driver.trace()
+    }
+}
+
 /// Reads `url` as JSON under `policy`: one action, started once the calling component is in the
 /// browser, and left when that component is cleaned up (unmount or navigation). `GET` only:
 /// there is no way to send a write. The body is read by `serde_json` ([`read_json`]); to ship
@@ -151,22 +185,25 @@ where
 }
 
 /// [`use_budgeted_get`] with the body read by `read`, as the Palette List screen reads its data
-/// with [`PaletteCollection::from_json`](crate::palettes::PaletteCollection::from_json).
-pub fn use_budgeted_read<T>(url: String, policy: RetryPolicy, read: ReadFn<T>) -> BudgetedRead<T>
+/// with [`PaletteCollection::from_json`](crate::palettes::PaletteCollection::from_json). Two
+/// identical reads share one action only where `read` holds no state (a `fn`, or a closure that
+/// captures nothing): it is known by its type.
+pub fn use_budgeted_read<T, R>(url: String, policy: RetryPolicy, read: R) -> BudgetedRead<T>
 where
     T: Clone + Send + Sync + 'static,
+    R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static,
 {
     let view = View {
         state: RwSignal::new(ReadState::Loading {
             attempt: 1,
             of: policy.max_attempts(),
         }),
-        trace: RwSignal::new(Vec::new()),
+        traced: RwSignal::new(0),
         clock: RwSignal::new(Duration::ZERO),
     };
     BudgetedRead {
         state: view.state.read_only(),
-        trace: view.trace.read_only(),
+        traced: view.traced.read_only(),
         clock: view.clock.read_only(),
         driver: Driver::attach(url, policy, read, view),
     }
@@ -175,7 +212,7 @@ where
 /// What the runtime writes to; every write is `try_`, as the owner may be gone.
 struct View<T: 'static> {
     state: RwSignal<ReadState<T>>,
-    trace: RwSignal<Vec<TraceEvent>>,
+    traced: RwSignal<u64>,
     clock: RwSignal<Duration>,
 }
 
@@ -192,8 +229,7 @@ mod server {
     use std::marker::PhantomData;
 
     use super::View;
-    use crate::body::ReadFn;
-    use crate::budget::RetryPolicy;
+    use crate::budget::{RetryPolicy, TraceEvent};
 
     /// Off the browser the read is never driven: it stays in its initial state.
     pub(super) struct Driver<T>(PhantomData<fn() -> T>);
@@ -207,10 +243,10 @@ mod server {
     impl<T> Copy for Driver<T> {}
 
     impl<T> Driver<T> {
-        pub(super) fn attach(
+        pub(super) fn attach<R>(
             _url: String,
             _policy: RetryPolicy,
-            _read: ReadFn<T>,
+            _read: R,
             _view: View<T>,
         ) -> Self {
             Driver(PhantomData)
@@ -219,5 +255,9 @@ mod server {
         pub(super) fn try_again(&self) {}
 
         pub(super) fn cancel(&self) {}
+
+        pub(super) fn trace(&self) -> Vec<TraceEvent> {
+            Vec::new()
+        }
     }
 }
