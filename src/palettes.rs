@@ -16,7 +16,7 @@ pub struct PaletteCollection {
 }
 
 impl PaletteCollection {
-    /// Reads a collection from a 2xx body (the screen's [`ReadFn`](crate::body::ReadFn)): the
+    /// Reads a collection from a 2xx body (the screen's body reader): the
     /// answer `serde_json` gives, data or problem, without shipping `serde_json`.
     ///
     /// ```

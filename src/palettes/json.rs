@@ -2,10 +2,13 @@
 //! `serde_json`, which an app that embeds only the screen would otherwise ship (about a sixth
 //! of the screen's bytes, most of it float parsing for numbers the data never holds).
 //!
-//! It gives exactly the answer `serde_json::from_slice::<PaletteCollection>` gives, data or
+//! It gives the answer `serde_json::from_slice::<PaletteCollection>` gives, data or
 //! [`BodyProblem`] with the same line and column, so the screen's messages do not depend on which
 //! reader ran: every step below is the step `serde_json` 1.0 takes, named after it, and
-//! `tests/json_reader.rs` holds the two readers to each other on generated bodies. Like
+//! `tests/json_reader.rs` holds the two readers to each other on generated bodies. One
+//! difference is meant: numbers are read lexically and never made into values (the data holds
+//! none), so a number past an `f64`'s range where a string belongs is JSON of the wrong shape
+//! here, where `serde_json` refuses it as out of range. Like
 //! `serde_json`, it takes a struct from an object (unknown keys skipped, a key given twice
 //! refused) or from an array of its values in order.
 
@@ -29,13 +32,6 @@ enum Kind {
     /// Not JSON: [`BodyProblem::NotJson`].
     Syntax,
 }
-
-/// `serde_json`'s `f64_from_parts` multiplies by 10^e from a table; below 10^289 no `u64`
-/// significand can reach infinity, so only the table's last twenty entries matter here.
-const POW10_FROM_289: [f64; 20] = [
-    1e289, 1e290, 1e291, 1e292, 1e293, 1e294, 1e295, 1e296, 1e297, 1e298, 1e299, 1e300, 1e301,
-    1e302, 1e303, 1e304, 1e305, 1e306, 1e307, 1e308,
-];
 
 pub(super) fn read(body: &[u8]) -> Result<PaletteCollection, BodyProblem> {
     let mut r = Reader { s: body, i: 0 };
@@ -534,138 +530,41 @@ impl<'a> Reader<'a> {
         }
     }
 
-    // Numbers in a typed place: `parse_integer` and what follows it. Only where one ends and
-    // whether it is valid matter; its value is never kept.
+    // Numbers in a typed place: `parse_integer` and what follows it, lexically. Only where one
+    // ends and whether it is well formed matter (any number there is the wrong shape): its
+    // value is never made, so no magnitude is refused.
 
     fn number(&mut self) -> Step<()> {
-        let Some(first) = self.next() else {
-            return Err(self.error(Kind::Eof));
-        };
-        let mut significand: u64 = 0;
-        match first {
-            b'0' if self.peek_or_null().is_ascii_digit() => {
+        match self.next() {
+            None => return Err(self.error(Kind::Eof)),
+            Some(b'0') if self.peek_or_null().is_ascii_digit() => {
                 return Err(self.peek_error(Kind::Syntax))
             }
-            b'0' => {}
-            b'1'..=b'9' => {
-                significand = u64::from(first - b'0');
-                while let d @ b'0'..=b'9' = self.peek_or_null() {
-                    let Some(next) = push_digit(significand, d) else {
-                        return self.long_integer(significand);
-                    };
-                    self.i += 1;
-                    significand = next;
-                }
-            }
-            _ => return Err(self.error(Kind::Syntax)),
-        }
-        match self.peek_or_null() {
-            b'.' => self.decimal(significand, 0),
-            b'e' | b'E' => self.exponent(significand, 0),
-            _ => Ok(()),
-        }
-    }
-
-    /// Digits past what a `u64` holds count as powers of ten.
-    fn long_integer(&mut self, significand: u64) -> Step<()> {
-        let mut exponent = 0i32;
-        loop {
-            match self.peek_or_null() {
-                b'0'..=b'9' => {
-                    self.i += 1;
-                    exponent = exponent.wrapping_add(1);
-                }
-                b'.' => return self.decimal(significand, exponent),
-                b'e' | b'E' => return self.exponent(significand, exponent),
-                _ => return self.in_range(significand, exponent),
-            }
-        }
-    }
-
-    fn decimal(&mut self, mut significand: u64, exponent_before: i32) -> Step<()> {
-        self.i += 1;
-        let mut after = 0i32;
-        while let d @ b'0'..=b'9' = self.peek_or_null() {
-            let Some(next) = push_digit(significand, d) else {
-                // Further digits no longer change the value.
-                self.skip_digits();
-                return self.exponent_or_end(significand, exponent_before.wrapping_add(after));
-            };
-            self.i += 1;
-            significand = next;
-            after = after.wrapping_sub(1);
-        }
-        if after == 0 {
-            let kind = if self.peek().is_some() {
-                Kind::Syntax
-            } else {
-                Kind::Eof
-            };
-            return Err(self.peek_error(kind));
-        }
-        self.exponent_or_end(significand, exponent_before.wrapping_add(after))
-    }
-
-    fn exponent_or_end(&mut self, significand: u64, exponent: i32) -> Step<()> {
-        match self.peek_or_null() {
-            b'e' | b'E' => self.exponent(significand, exponent),
-            _ => self.in_range(significand, exponent),
-        }
-    }
-
-    fn exponent(&mut self, significand: u64, starting: i32) -> Step<()> {
-        self.i += 1;
-        let positive = match self.peek_or_null() {
-            b'+' => {
-                self.i += 1;
-                true
-            }
-            b'-' => {
-                self.i += 1;
-                false
-            }
-            _ => true,
-        };
-        let mut exp = match self.next() {
-            None => return Err(self.error(Kind::Eof)),
-            Some(d @ b'0'..=b'9') => i32::from(d - b'0'),
+            Some(b'0'..=b'9') => self.skip_digits(),
             Some(_) => return Err(self.error(Kind::Syntax)),
-        };
-        while let d @ b'0'..=b'9' = self.peek_or_null() {
-            self.i += 1;
-            let Some(next) = exp
-                .checked_mul(10)
-                .and_then(|e| e.checked_add(i32::from(d - b'0')))
-            else {
-                // An exponent past `i32`: infinite unless it makes the number zero.
-                if significand != 0 && positive {
-                    return Err(self.error(Kind::Syntax));
-                }
-                self.skip_digits();
-                return Ok(());
-            };
-            exp = next;
         }
-        let exponent = if positive {
-            starting.saturating_add(exp)
-        } else {
-            starting.saturating_sub(exp)
-        };
-        self.in_range(significand, exponent)
-    }
-
-    /// `f64_from_parts`: a number too large for an `f64` is not JSON `serde_json` reads.
-    fn in_range(&self, significand: u64, exponent: i32) -> Step<()> {
-        let infinite = match exponent {
-            309.. => significand != 0,
-            289..=308 => {
-                let pow = POW10_FROM_289[(exponent - 289) as usize];
-                (significand as f64 * pow).is_infinite()
+        if self.peek_or_null() == b'.' {
+            self.i += 1;
+            if !self.peek_or_null().is_ascii_digit() {
+                let kind = if self.peek().is_some() {
+                    Kind::Syntax
+                } else {
+                    Kind::Eof
+                };
+                return Err(self.peek_error(kind));
             }
-            _ => false,
-        };
-        if infinite {
-            return Err(self.error(Kind::Syntax));
+            self.skip_digits();
+        }
+        if let b'e' | b'E' = self.peek_or_null() {
+            self.i += 1;
+            if let b'+' | b'-' = self.peek_or_null() {
+                self.i += 1;
+            }
+            match self.next() {
+                None => return Err(self.error(Kind::Eof)),
+                Some(b'0'..=b'9') => self.skip_digits(),
+                Some(_) => return Err(self.error(Kind::Syntax)),
+            }
         }
         Ok(())
     }
@@ -778,13 +677,6 @@ impl<'a> Reader<'a> {
         self.skip_digits();
         Ok(())
     }
-}
-
-/// `significand * 10 + digit`, or `None` past a `u64` (`serde_json`'s `overflow!`).
-fn push_digit(significand: u64, digit: u8) -> Option<u64> {
-    significand
-        .checked_mul(10)?
-        .checked_add(u64::from(digit - b'0'))
 }
 
 /// A read and the end that follows it, both always run: the read's problem comes first.
