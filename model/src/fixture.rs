@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::{Map, Value};
 
 use palette_list::budget::{
-    is_success, seconds, Precision, RetryPolicy, StatusSet, DEFAULT_MAX_BODY_BYTES,
+    is_success, seconds_text, Precision, RetryPolicy, StatusSet, DEFAULT_MAX_BODY_BYTES,
 };
 
 use crate::expect;
@@ -755,8 +755,8 @@ impl Defaults<'_> {
                     format!(
                         "attempt {} lasts {} s, beyond the {} s per-attempt cap",
                         i + 1,
-                        seconds(d, Precision::Exact),
-                        seconds(policy.attempt_cap(), Precision::Exact)
+                        seconds_text(d, Precision::Exact),
+                        seconds_text(policy.attempt_cap(), Precision::Exact)
                     ),
                 ));
             }
@@ -921,7 +921,7 @@ pub fn seconds_from_json(v: &Value) -> Result<Duration, String> {
 /// A duration as a JSON number of seconds, the format's one rule for writing them: a whole
 /// number when whole, else the shortest decimal that reads back as the same `f64`.
 pub fn seconds_to_json(d: Duration) -> Value {
-    let text = seconds(d, Precision::Exact);
+    let text = seconds_text(d, Precision::Exact);
     match text.parse::<u64>() {
         Ok(whole) => Value::from(whole),
         Err(_) => text.parse::<f64>().map_or(Value::Null, Value::from),

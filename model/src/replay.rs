@@ -6,9 +6,9 @@ use serde_json::{json, Map, Value};
 
 use palette_list::body::BodyReader;
 use palette_list::budget::{
-    is_success, seconds, words, BodyProblem, ClockSource, DropReason, Event, Failure, HeaderNote,
-    Phase, Precision, RateLimitFields, ReadAction, Response, ScopeLedger, Step, StopReport,
-    TraceEvent, WaitReason,
+    is_success, seconds_text, BodyProblem, ClockSource, DropReason, Event, Failure, HeaderNote,
+    Page, PageEvent, Phase, Precision, RateLimitFields, ReadId, Response, Step, StopReport,
+    TraceEvent, TransportFailure, WaitReason,
 };
 use palette_list::palettes::PaletteCollection;
 
@@ -190,11 +190,10 @@ pub struct ScopeReplay {
     pub merged: Vec<(Duration, usize, TraceEvent)>,
 }
 
-/// Replays several actions on one scope, each starting at its time, through one
-/// [`ScopeLedger`] as the browser's page does: an answer reaches the ledger first, every
-/// action that has started hears of a longer block, then the answering action decides; an
-/// action that starts reads the ledger first. Ties at one instant: leaving, answers, timers,
-/// then starts; among actions, in the case's order.
+/// Replays several actions on one scope, each starting at its time, through one [`Page`], as
+/// the browser's page drives it: the page's own rules decide how an answer reaches the ledger,
+/// who hears of a block and when a queued read's turn comes. Ties at one instant: leaving,
+/// answers, the page's timer, then starts; among actions, in the case's order.
 pub fn replay_scope(scope: &ScopeCase) -> Result<ScopeReplay, CaseError> {
     let actions: Vec<(Duration, &Case)> =
         scope.actions.iter().map(|a| (a.start, &a.case)).collect();
@@ -205,7 +204,8 @@ pub fn replay_scope(scope: &ScopeCase) -> Result<ScopeReplay, CaseError> {
 struct Player<'c> {
     case: &'c Case,
     start: Duration,
-    action: Option<ReadAction>,
+    /// The page's name for the read, once it has started.
+    read: Option<ReadId>,
     /// The attempt in flight: its index, and when its answer comes (None: never).
     in_flight: Option<(usize, Option<Duration>)>,
     leave: Option<Duration>,
@@ -223,13 +223,10 @@ impl<'c> Player<'c> {
         }
     }
 
-    /// Takes the step the action has decided, if any.
-    fn take_step(&mut self, now: Duration) -> Result<(), CaseError> {
-        let Some(action) = &mut self.action else {
-            return Ok(());
-        };
-        match action.poll_action() {
-            Some(Step::StartAttempt { number, .. }) => {
+    /// Carries out a step the page decided for this action.
+    fn take_step(&mut self, now: Duration, step: Step) -> Result<(), CaseError> {
+        match step {
+            Step::StartAttempt { number, .. } => {
                 let i = number as usize - 1;
                 let Some(attempt) = self.case.attempts.get(i) else {
                     return Err(self.err(
@@ -242,36 +239,43 @@ impl<'c> Player<'c> {
                 };
                 self.in_flight = Some((i, attempt.duration.map(|d| now + d)));
             }
-            Some(Step::Wait { .. }) => self.waits += 1,
-            // The scope's queue is the ledger's: `settle` takes it there.
-            Some(Step::Queue { .. }) => {}
-            Some(Step::Stop(_)) => self.leave = None,
-            None => {}
+            Step::Wait { .. } => self.waits += 1,
+            // The scope's queue is the page's.
+            Step::Queue { .. } => {}
+            Step::Stop(_) => self.leave = None,
         }
         Ok(())
     }
 
-    /// The action's next event: (when, its order at one instant).
+    /// The action's next event of its own (not the page's timer): (when, its order at one
+    /// instant).
     fn next_event(&self) -> Option<(Duration, u8)> {
-        let Some(action) = &self.action else {
+        if self.read.is_none() {
             return Some((self.start, 3));
-        };
+        }
         let answer = self.in_flight.and_then(|(_, at)| at);
-        let timer = action.poll_timeout().map(|t| match action.phase() {
+        [(self.leave, 0), (answer, 1)]
+            .into_iter()
+            .filter_map(|(t, order)| t.map(|t| (t, order)))
+            .min()
+    }
+
+    /// When the page's timer wakes for this action: its own timer, plus the case's lateness
+    /// for the wait it is in (`timer_late_by`).
+    fn timer(&self, page: &Page) -> Option<Duration> {
+        let action = page.read(self.read?)?;
+        let at = action.poll_timeout()?;
+        Some(match action.phase() {
             Phase::Waiting { .. } => {
-                t + self
+                at + self
                     .case
                     .timer_late_by
                     .get(self.waits - 1)
                     .copied()
                     .unwrap_or_default()
             }
-            _ => t,
-        });
-        [(self.leave, 0), (answer, 1), (timer, 2)]
-            .into_iter()
-            .filter_map(|(t, order)| t.map(|t| (t, order)))
-            .min()
+            _ => at,
+        })
     }
 }
 
@@ -281,14 +285,14 @@ fn play(scope: &str, actions: &[(Duration, &Case)]) -> Result<ScopeReplay, CaseE
         .map(|&(start, case)| Player {
             case,
             start,
-            action: None,
+            read: None,
             in_flight: None,
             leave: case.user_leaves_at.map(|l| start + l),
             waits: 0,
             merged: 0,
         })
         .collect();
-    let mut ledger = ScopeLedger::new();
+    let mut page = Page::new();
     let mut merged = Vec::new();
     let mut now = Duration::ZERO;
     let bound: usize = actions
@@ -296,19 +300,40 @@ fn play(scope: &str, actions: &[(Duration, &Case)]) -> Result<ScopeReplay, CaseE
         .map(|(_, c)| 4 * (c.attempts.len() + c.timer_late_by.len()) + 9)
         .sum();
     for _ in 0..bound {
-        for p in &mut players {
-            p.take_step(now)?;
+        while let Some(event) = page.poll_event() {
+            if let PageEvent::Step { read, step } = event {
+                if let Some(p) = players.iter_mut().find(|p| p.read == Some(read)) {
+                    p.take_step(now, step)?;
+                }
+            }
         }
-        settle(&mut players, now, scope, &mut ledger)?;
+        for (n, p) in players.iter_mut().enumerate() {
+            if let Some(action) = p.read.and_then(|r| page.read(r)) {
+                for e in &action.trace()[p.merged..] {
+                    merged.push((p.start + e.at, n, e.clone()));
+                }
+                p.merged = action.trace().len();
+            }
+        }
+        // The page has one timer: it wakes for the action whose wake comes first.
+        let timer = players
+            .iter()
+            .filter_map(|p| p.timer(&page))
+            .min()
+            .map(|t| (t, 2, 0));
         let next = players
             .iter()
             .enumerate()
             .filter_map(|(i, p)| p.next_event().map(|(t, order)| (t, order, i)))
+            .chain(timer)
             .min();
         let Some((at, which, i)) = next else {
             let mut done = Vec::new();
             for p in players {
-                let action = p.action.as_ref().expect("every action has started");
+                let action = p
+                    .read
+                    .and_then(|r| page.read(r))
+                    .expect("every action has started");
                 done.push(Replay {
                     id: p.case.id.clone(),
                     budget: p.case.policy.budget(),
@@ -330,35 +355,30 @@ fn play(scope: &str, actions: &[(Duration, &Case)]) -> Result<ScopeReplay, CaseE
             0 => {
                 let p = &mut players[i];
                 p.leave = None;
-                if let Some(action) = &mut p.action {
-                    action.handle_leave(now);
+                if let Some(read) = p.read {
+                    page.handle_leave(now, read);
                 }
             }
-            1 => answer(&mut players, i, now, scope, &mut ledger),
+            1 => answer(&mut players[i], now, &mut page),
             2 => {
-                let p = &mut players[i];
-                if let Some(action) = &mut p.action {
-                    if matches!(action.phase(), Phase::InFlight { .. }) {
-                        p.in_flight = None; // aborted at its cap
+                // An attempt whose cap is due is aborted: its answer never comes.
+                for p in &mut players {
+                    let capped = p.read.and_then(|r| page.read(r)).is_some_and(|a| {
+                        matches!(a.phase(), Phase::InFlight { deadline, .. } if *deadline <= now)
+                    });
+                    if capped {
+                        p.in_flight = None;
                     }
-                    action.handle_timeout(now);
                 }
+                page.handle_timeout(now);
             }
             _ => {
                 let p = &mut players[i];
                 let policy = p.case.client_policy();
-                let block = ledger.poll_block(now, scope);
-                let action = ReadAction::start_under(now, policy, block, p.case.jitter_seed)
+                let read = page
+                    .handle_start(now, scope, policy, p.case.jitter_seed)
                     .map_err(|e| p.err("policy", e.to_string()))?;
-                p.action = Some(action);
-            }
-        }
-        for (n, p) in players.iter_mut().enumerate() {
-            if let Some(action) = &p.action {
-                for e in &action.trace()[p.merged..] {
-                    merged.push((p.start + e.at, n, e.clone()));
-                }
-                p.merged = action.trace().len();
+                p.read = Some(read);
             }
         }
     }
@@ -369,51 +389,24 @@ fn play(scope: &str, actions: &[(Duration, &Case)]) -> Result<ScopeReplay, CaseE
     })
 }
 
-/// Brings the scope's ledger in line with every action's phase, then grants the places in
-/// flight it releases, in the order the actions queued, as the browser's page does.
-fn settle(
-    players: &mut [Player],
-    now: Duration,
-    scope: &str,
-    ledger: &mut ScopeLedger,
-) -> Result<(), CaseError> {
-    for (ticket, p) in players.iter_mut().enumerate() {
-        if let Some(action) = &p.action {
-            ledger.handle_phase(scope, ticket as u64, action.phase());
-        }
-    }
-    while let Some(ticket) = ledger.poll_slot(now, scope) {
-        let p = &mut players[ticket as usize];
-        if let Some(action) = &mut p.action {
-            action.handle_slot(now);
-        }
-        p.take_step(now)?;
-        if let Some(action) = &p.action {
-            ledger.handle_phase(scope, ticket, action.phase());
-        }
-    }
-    Ok(())
-}
-
-/// The answer of player `i`'s attempt in flight arrives at `now`: the scope's ledger first, as
-/// the browser does, then every action that has started hears of a longer block, then the
-/// answering action decides.
-fn answer(players: &mut [Player], i: usize, now: Duration, scope: &str, ledger: &mut ScopeLedger) {
-    let case = players[i].case;
-    let (n, _) = players[i]
+/// The answer of `player`'s attempt in flight arrives at `now`, and goes to the page.
+fn answer(player: &mut Player, now: Duration, page: &mut Page) {
+    let case = player.case;
+    let (n, _) = player
         .in_flight
         .take()
         .expect("an answer time implies an attempt in flight");
+    let Some(read) = player.read else {
+        return;
+    };
     let a = &case.attempts[n].answer;
     let (status, body) = match a {
         Answer::Response { status, body, .. } => (*status, body),
         Answer::TransportFailure => {
-            if let Some(action) = &mut players[i].action {
-                action.handle_transport_failure(now, words::NETWORK_FAILED);
-            }
-            return;
+            return page.handle_transport_failure(now, read, TransportFailure::Network);
         }
-        Answer::NoAnswer => unreachable!("an attempt with no answer has no answer time"),
+        // An attempt with no answer has no answer time, so it never comes here.
+        Answer::NoAnswer => return,
     };
     let mut response = Response::new(status);
     response.retry_after = a.header("Retry-After").map(str::to_owned);
@@ -423,22 +416,8 @@ fn answer(players: &mut [Player], i: usize, now: Duration, scope: &str, ledger: 
             response.rate_limit.set(name, v);
         }
     }
-    let clock = case.wall_clock_at(now);
-    let trust = case.client_policy().trust_local_clock();
-    if let Some(block) = ledger.handle_response(now, scope, &response, clock, trust) {
-        for p in players.iter_mut() {
-            if let Some(action) = &mut p.action {
-                action.handle_scope_block(now, block);
-            }
-        }
-    }
-    let Some(action) = &mut players[i].action else {
-        return;
-    };
-    match read_body(status, body.as_ref(), case.policy.max_body_bytes()) {
-        Ok(()) => action.handle_response(now, &response, clock),
-        Err(problem) => action.handle_unreadable_response(now, &response, clock, problem),
-    }
+    let body = read_body(status, body.as_ref(), case.policy.max_body_bytes());
+    page.handle_response(now, read, &response, case.wall_clock_at(now), body);
 }
 
 /// A 2xx's body read as the browser reads it (the library's one body rule, [`BodyReader`]), as
@@ -499,7 +478,7 @@ fn event_json(t: &TraceEvent) -> Value {
             "attempt_failed",
             match failure {
                 Failure::Transport(why) => {
-                    json!({"attempt": attempt, "failure": "transport", "detail": why})
+                    json!({"attempt": attempt, "failure": "transport", "detail": why.to_string()})
                 }
                 Failure::TimedOut => json!({"attempt": attempt, "failure": "timed_out"}),
             },
@@ -562,11 +541,11 @@ fn event_json(t: &TraceEvent) -> Value {
 pub fn timeline(r: &Replay) -> Vec<String> {
     let mut lines = Vec::new();
     for t in &r.trace {
-        let mut line = format!("{:>7} s  {}", seconds(t.at, Precision::Exact), t.event);
+        let mut line = format!("{:>7} s  {}", seconds_text(t.at, Precision::Exact), t.event);
         if let Event::ResponseReceived { .. } = t.event {
             line.push_str(&format!(
                 " [{} s of budget left]",
-                seconds(r.budget.saturating_sub(t.at), Precision::Exact)
+                seconds_text(r.budget.saturating_sub(t.at), Precision::Exact)
             ));
         }
         lines.push(line);
@@ -585,7 +564,7 @@ pub fn scope_timeline(r: &ScopeReplay) -> Vec<String> {
         .map(|(at, n, e)| {
             format!(
                 "{:>7} s  [{}] {}",
-                seconds(*at, Precision::Exact),
+                seconds_text(*at, Precision::Exact),
                 n + 1,
                 e.event
             )

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use palette_list::budget::{seconds, Precision};
+use palette_list::budget::{seconds_text, Precision};
 use palette_list::timeline::Timeline;
 use palette_list_model::expect::{self, check_case, judge_invalid, InvalidVerdict};
 use palette_list_model::{scope_timeline, timeline, Case, CaseError, Fixture, ScopeCase};
@@ -126,7 +126,7 @@ fn check(parsed: &Result<Case, CaseError>) -> Checked {
     )];
     let p = &case.policy;
     if let Ok(afford) = p.validate() {
-        let s = |d| seconds(d, Precision::Exact);
+        let s = |d| seconds_text(d, Precision::Exact);
         lines.push(format!(
             "   policy: budget {} s, {} attempts, {} s cap, floor {} s; {afford}",
             s(p.budget()),
