@@ -12,17 +12,11 @@ use palette_list_model::expect::{
 };
 use palette_list_model::{replay, Fixture};
 
-/// The contract's worked cases, as this project ships them.
-const SHIPPED: &str = include_str!("fixtures/schedules.json");
-/// This project's own edge cases, under another policy.
-const EDGE: &str = include_str!("fixtures/edge-cases.json");
-/// A file as another team might write it (no request, no clock, numbers JSON cannot hold).
-const ELSEWHERE: &str = include_str!("fixtures/written-elsewhere.json");
-/// Answers as real APIs and proxies send them: 2xx bodies that are not palettes, dates before
-/// 1970, RFC 850's two-digit year.
-const BODIES: &str = include_str!("fixtures/bodies.json");
-/// Several actions on one scope: one page's ledger.
-const SCOPES: &str = include_str!("fixtures/scopes.json");
+mod common;
+
+use common::{
+    BODIES, EDGE_CASES as EDGE, SCHEDULES as SHIPPED, SCOPES, WRITTEN_ELSEWHERE as ELSEWHERE,
+};
 
 /// Replays every case and judges every invalid fixture; returns how many were checked.
 fn check_all(text: &str) -> usize {

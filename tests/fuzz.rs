@@ -5,19 +5,79 @@
 //! `PROPTEST_CASES=1000000 cargo test --release -p palette-list --test fuzz`.
 #![cfg(not(target_arch = "wasm32"))]
 
+use std::time::{Duration, UNIX_EPOCH};
+
 use palette_list::budget::{parse_retry_after, RetryAfter};
 use palette_list_model::{replay, Fixture};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
+/// The weekdays by their long names, Monday first.
+const WEEKDAYS: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+
 /// Text that looks like a `Retry-After` value more often than random text does: digits, signs,
-/// dots, commas, date words and spaces, in any order.
+/// dots, commas, date words and spaces, in any order; real dates in each of the three forms, and
+/// each with one character changed; a value sent twice.
 fn header_text() -> impl Strategy<Value = String> {
+    let date = (0u64..253_402_300_799, 0usize..3).prop_map(|(secs, form)| {
+        let imf = httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(secs));
+        // "Sun, 06 Nov 1994 08:49:37 GMT" rewritten as RFC 850 or asctime.
+        let (wd, day, mon, year, time) = (
+            &imf[..3],
+            &imf[5..7],
+            &imf[8..11],
+            &imf[12..16],
+            &imf[17..25],
+        );
+        match form {
+            0 => imf.clone(),
+            1 => {
+                let long = WEEKDAYS
+                    .into_iter()
+                    .find(|l| l.starts_with(wd))
+                    .unwrap_or(wd);
+                format!("{long}, {day}-{mon}-{} {time} GMT", &year[2..])
+            }
+            _ => format!(
+                "{wd} {mon} {:>2} {time} {year}",
+                day.trim_start_matches('0')
+            ),
+        }
+    });
+    // The same date under another weekday's name (short or long), which no form allows.
+    let other_weekday = (date.clone(), 1usize..7).prop_map(|(d, by)| {
+        let i = WEEKDAYS
+            .iter()
+            .position(|l| d.starts_with(&l[..3]))
+            .unwrap_or(0);
+        let (name, other) = (WEEKDAYS[i], WEEKDAYS[(i + by) % 7]);
+        match d.strip_prefix(name) {
+            Some(rest) => format!("{other}{rest}"),
+            None => format!("{}{}", &other[..3], &d[3..]),
+        }
+    });
+    let changed = (date.clone(), any::<prop::sample::Index>(), "[ -~]").prop_map(|(d, at, c)| {
+        let at = at.index(d.len());
+        format!("{}{c}{}", &d[..at], &d[at + 1..])
+    });
     prop_oneof![
         "\\PC{0,40}",
         "[0-9 ,.+\\-eE]{0,24}",
         "(Mon|Tue|Sun|Monday|Thu)?,? ?[0-9]{0,2}[ -]?(Jan|Feb|Dec|Foo)?[ -]?[0-9]{0,4} [0-9]{0,2}:[0-9]{0,2}:[0-9]{0,2}( GMT)?(, [0-9]{1,3})?",
         any::<u128>().prop_map(|n| n.to_string()),
+        "[ \t]{0,2}[0-9]{1,45}[ \t]{0,2}",
+        date.clone(),
+        other_weekday,
+        changed,
+        (date, "[0-9]{1,3}").prop_map(|(d, n)| format!("{n}, {d}")),
     ]
 }
 
@@ -120,14 +180,37 @@ fn fixture_text() -> impl Strategy<Value = String> {
 }
 
 proptest! {
+    /// Every value is read as the references read it, or refused where they refuse it too:
+    /// delay-seconds as its decimal value (saturating), a date as `httpdate` reads it, and a
+    /// refusal only of what is neither digits nor a date `httpdate` reads. Two differences are
+    /// meant: `httpdate` refuses the dates before 1970, which are valid (past) dates; and it
+    /// reads an RFC 850 two-digit year in 1970-2069 always, where RFC 9110 has the receipt
+    /// resolve its century (50 years ahead at most), so those are not compared.
     #[test]
-    fn any_retry_after_is_valid_or_refused_with_a_reason(s in header_text()) {
+    fn any_retry_after_is_read_as_the_references_read_it(s in header_text()) {
+        let v = s.trim_matches([' ', '\t']);
+        let digits = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+        // RFC 850's form: a weekday spelled out, then a comma.
+        let rfc850 = v.split_once(',').is_some_and(|(weekday, _)| weekday.len() > 3);
         match parse_retry_after(&s) {
-            Ok(RetryAfter::Delay(_)) => {
-                prop_assert!(s.trim_matches([' ', '\t']).bytes().all(|b| b.is_ascii_digit()))
+            Ok(RetryAfter::Delay(d)) => {
+                prop_assert!(digits, "{:?} read as delay-seconds", s);
+                let want = v.parse::<u128>().map_or(u64::MAX, |n| u64::try_from(n).unwrap_or(u64::MAX));
+                prop_assert_eq!(d, Duration::from_secs(want), "{:?}", s);
             }
-            Ok(RetryAfter::Date(_)) => {}
-            Err(e) => prop_assert!(!e.reason.is_empty() && e.value == s),
+            Ok(RetryAfter::Date(d)) => {
+                prop_assert!(!digits, "{:?} read as a date", s);
+                if d.unix_seconds() >= 0 && !rfc850 {
+                    prop_assert_eq!(httpdate::parse_http_date(v).ok(), d.to_system_time(), "{:?}", s);
+                }
+            }
+            Err(e) => {
+                prop_assert!(!digits, "{:?}: delay-seconds refused ({})", s, e.reason);
+                prop_assert!(
+                    rfc850 || httpdate::parse_http_date(v).is_err(),
+                    "{:?}: a date httpdate reads was refused ({})", s, e.reason
+                );
+            }
         }
     }
 
@@ -143,7 +226,7 @@ proptest! {
             .try_for_each(|c| reader.push(c))
             .and_then(|()| reader.finish(palette_list::palettes::PaletteCollection::from_json));
         if let Err(problem) = read {
-            let words = palette_list::budget::words::body_problem(problem);
+            let words = problem.to_string();
             // Only the kind and the place: no byte of the body is ever quoted.
             let quoted = words.chars().any(|c| !c.is_ascii_alphanumeric() && !" ,.()".contains(c));
             prop_assert!(!quoted, "{words}");

@@ -1,11 +1,11 @@
 //! The outcome tables in the README and the contract say what the library really writes: each
-//! row is rebuilt here from `words::stop_message` for one example stop of that outcome.
+//! row is rebuilt here from `StopReport::message` for one example stop of that outcome.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::time::Duration;
 
 use palette_list::budget::{
-    words, BodyProblem, HttpDate, LastResponse, Outcome, StopReport, StoppedWhile,
+    BodyProblem, HttpDate, LastResponse, Outcome, StopReport, StoppedWhile, TransportFailure,
 };
 
 const README: &str = include_str!("../README.md");
@@ -29,10 +29,10 @@ fn example(outcome: Outcome) -> StopReport {
             note: None,
         }),
         requested_delay: None,
-        held_back: None,
+        held_by: None,
         request_time: Duration::from_secs(2),
         waited_time: Duration::ZERO,
-        stopped_while: StoppedWhile::Deciding,
+        stopped_while: StoppedWhile::Idle,
         failure: None,
         unreadable_date: None,
         body: None,
@@ -46,7 +46,7 @@ fn example(outcome: Outcome) -> StopReport {
         }
         Outcome::TransportFailure => {
             r.last_response = None;
-            r.failure = Some(words::NETWORK_FAILED.to_owned());
+            r.failure = Some(TransportFailure::Network);
         }
         Outcome::UnreadableResponse => r.body = Some(BodyProblem::TooLarge { limit: 1 << 20 }),
         _ => {}

@@ -10,15 +10,10 @@ use palette_list::budget::Event;
 use palette_list::timeline::{BarAnswer, Timeline};
 use palette_list_model::{replay, Fixture, Replay};
 
-const FILES: [&str; 4] = [
-    include_str!("fixtures/schedules.json"),
-    include_str!("fixtures/edge-cases.json"),
-    include_str!("fixtures/written-elsewhere.json"),
-    include_str!("fixtures/bodies.json"),
-];
+mod common;
 
 fn every_replay() -> Vec<Replay> {
-    FILES
+    common::SINGLE_READS
         .iter()
         .flat_map(|t| Fixture::parse(t).unwrap().cases)
         .map(|c| replay(&c.unwrap()).unwrap())

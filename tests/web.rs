@@ -3,6 +3,8 @@
 //! time as `SCENARIO_API`). The server counts requests on the wire.
 #![cfg(target_arch = "wasm32")]
 
+mod common;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -24,10 +26,6 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const SHIPPED: &str = include_str!("fixtures/schedules.json");
-const EDGE: &str = include_str!("fixtures/edge-cases.json");
-const ELSEWHERE: &str = include_str!("fixtures/written-elsewhere.json");
-const BODIES: &str = include_str!("fixtures/bodies.json");
 /// How far the real runtime may be from the fixture's times.
 const TOLERANCE: Duration = Duration::from_millis(150);
 
@@ -41,7 +39,7 @@ fn api() -> &'static str {
 }
 
 fn case(id: &str) -> Case {
-    [SHIPPED, EDGE, ELSEWHERE, BODIES]
+    common::SINGLE_READS
         .iter()
         .flat_map(|t| Fixture::parse(t).unwrap().cases)
         .flatten()
@@ -215,7 +213,7 @@ async fn play(case: &Case) -> Result<(), String> {
     let replay = Replay {
         id: case.id.clone(),
         budget: case.policy.budget(),
-        trace: read.trace.get_untracked(),
+        trace: read.trace_untracked(),
         report,
     };
     let expect = case.expect.as_ref().ok_or("every case has an expect")?;
@@ -273,7 +271,7 @@ const NOT_ON_THE_WIRE: [&str; 4] = [
 async fn every_fixture_case_through_the_real_runtime() {
     let mut failures = Vec::new();
     let mut played = 0;
-    for text in [SHIPPED, EDGE, ELSEWHERE, BODIES] {
+    for text in common::SINGLE_READS {
         for case in Fixture::parse(text).unwrap().cases.into_iter().flatten() {
             if NOT_ON_THE_WIRE.contains(&case.id.as_str()) {
                 continue;
@@ -747,8 +745,7 @@ async fn leaving_a_thousand_times_leaves_nothing_behind() {
             for (base, read, mounted, at) in &mut screens {
                 if mounted.is_some() && now() >= *at {
                     let started = read
-                        .trace
-                        .get_untracked()
+                        .trace_untracked()
                         .iter()
                         .filter(|e| {
                             matches!(e.event, palette_list::budget::Event::AttemptStarted { .. })
@@ -1212,7 +1209,7 @@ async fn blocks_cross_to_other_tabs_and_back() {
     tab.post_message(&"hello".into()).unwrap();
     sleep(Duration::from_millis(50)).await;
     let block = palette_list::runtime::scope_state(&scope).block.unwrap();
-    assert_eq!(block.why, palette_list::budget::BlockWhy::QuotaSpent);
+    assert_eq!(block.cause, palette_list::budget::BlockCause::QuotaSpent);
     assert!(block.until > now() + Duration::from_secs(4));
     tab.close();
 }
