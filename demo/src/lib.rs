@@ -15,7 +15,7 @@ use leptos::task::spawn_local;
 use leptos_router::components::{Route, Router, Routes, A};
 use leptos_router::hooks::use_query_map;
 use leptos_router::path;
-use palette_list::budget::{seconds, words, Precision, RetryPolicy};
+use palette_list::budget::{seconds_text, Precision, RetryPolicy};
 use palette_list::palettes::{palettes_url, PaletteCollection};
 use palette_list::{use_budgeted_read, PaletteListView, TracePanel};
 use palette_list_model::live::{self, ServerRequest};
@@ -332,7 +332,7 @@ fn SideBySide(
             )
         })
         .unwrap_or_default();
-    let at = |d: Duration| format!("{} s", seconds(d, Precision::Millis));
+    let at = |d: Duration| format!("{} s", seconds_text(d, Precision::Millis));
     view! {
         <div class="side-by-side">
             <div class="client">
@@ -373,6 +373,11 @@ fn SideBySide(
     }
 }
 
+/// "20 seconds", as the About page writes a policy's figures.
+fn seconds_words(d: Duration) -> String {
+    format!("{} seconds", seconds_text(d, Precision::Tenths))
+}
+
 /// Another screen, so leaving the Palette List is real navigation. Its numbers are the default
 /// policy's.
 #[component]
@@ -383,9 +388,9 @@ fn About() -> impl IntoView {
          the first attempt's start, at most {} attempts, {} reserved for each before it \
          starts. Retry-After is honoured exactly and never shortened; a wait that cannot fit \
          stops the read at once, and says so.",
-        words::seconds_words(POLICY.budget()),
+        seconds_words(POLICY.budget()),
         POLICY.max_attempts(),
-        words::seconds_words(POLICY.attempt_cap()),
+        seconds_words(POLICY.attempt_cap()),
     );
     view! {
         <div class="screen prose" data-testid="about">

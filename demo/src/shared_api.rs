@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::{use_navigate, use_query_map};
 use leptos_router::NavigateOptions;
-use palette_list::budget::{seconds, BlockWhy, Precision, RetryPolicy};
+use palette_list::budget::{seconds_text, BlockCause, Precision, RetryPolicy};
 use palette_list::runtime::{now, scope_state};
 use palette_list::PaletteList;
 use palette_list_model::live::{self, LimitedRequest};
@@ -137,10 +137,10 @@ fn SharedApi(
         let next = match state.block.filter(|b| b.until > at) {
             Some(b) => format!(
                 "Next request allowed in {} s ({}).",
-                seconds(b.until - at, Precision::Tenths),
-                match b.why {
-                    BlockWhy::TooManyRequests => "a 429's Retry-After",
-                    BlockWhy::QuotaSpent => "the quota's reset",
+                seconds_text(b.until - at, Precision::Tenths),
+                match b.cause {
+                    BlockCause::TooManyRequests => "a 429's Retry-After",
+                    BlockCause::QuotaSpent => "the quota's reset",
                 }
             ),
             None => "Requests allowed now.".to_owned(),

@@ -137,8 +137,7 @@ mod bench {
             matches!(s, ReadState::Stopped(_) | ReadState::Refused(_))
         })
         .await;
-        read.trace
-            .get_untracked()
+        read.trace_untracked()
             .iter()
             .filter_map(|e| match e.event {
                 Event::TimerWoke { late } => Some(late.as_secs_f64() * 1000.0),
@@ -198,7 +197,7 @@ mod bench {
                 on_state(p)
             }),
             Effect::new(move |p| {
-                read.trace.track();
+                read.traced.track();
                 on_trace(p)
             }),
             Effect::new(move |p| {
