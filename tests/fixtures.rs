@@ -227,6 +227,21 @@ fn real_time_messages_allow_the_tolerance_on_durations_and_nothing_else() {
     lines[1] = &count;
     with(&mut expect, &lines);
     assert!(!compare(&expect, &got, within).matches());
+    // A fixture's "1 second" against a real "1.1 seconds": the plural follows the number.
+    let mut got = got;
+    let one = produced[1].replace("14 seconds", "1 second");
+    lines[1] = &one;
+    with(&mut expect, &lines);
+    for (real, matches) in [
+        ("1.1 seconds", true),
+        ("0.9 seconds", true),
+        ("1.3 seconds", false),
+    ] {
+        let mut real_lines: Vec<String> = produced.iter().map(|l| l.to_string()).collect();
+        real_lines[1] = produced[1].replace("14 seconds", real);
+        got.insert("message".into(), serde_json::json!(real_lines));
+        assert_eq!(compare(&expect, &got, within).matches(), matches, "{real}");
+    }
 }
 
 #[test]

@@ -228,34 +228,33 @@ fn same(ty: Kind, a: &Value, b: &Value, how: Comparison) -> bool {
 }
 
 /// A message line with the durations it writes in words (a number followed by " second" or
-/// " seconds") taken out: the rest of the line, with `#` in their places, and those durations
-/// in seconds. Every other number (a status, a count, a line and column) stays in the text.
+/// " seconds") taken out: the rest of the line, with `# seconds` in their places, and those
+/// durations in seconds. The plural goes too, since it follows the number ("1 second" against a
+/// real "1.1 seconds"). Every other number (a status, a count, a line and column) stays.
 fn durations_in(line: &str) -> (String, Vec<f64>) {
     let mut text = String::new();
     let mut durations = Vec::new();
-    let mut chars = line.char_indices().peekable();
-    while let Some((start, c)) = chars.next() {
-        if !c.is_ascii_digit() {
-            text.push(c);
-            continue;
-        }
-        let mut end = start + 1;
-        while let Some(&(i, d)) = chars.peek() {
-            if !(d.is_ascii_digit() || d == '.') {
-                break;
-            }
-            end = i + 1;
-            chars.next();
-        }
-        let number = &line[start..end];
-        match number.parse::<f64>() {
-            Ok(n) if line[end..].starts_with(" second") => {
-                text.push('#');
+    let mut rest = line;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
+        text.push_str(&rest[..start]);
+        let digits = &rest[start..];
+        let end = digits
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(digits.len());
+        let (number, after) = digits.split_at(end);
+        match (number.parse::<f64>(), after.strip_prefix(" second")) {
+            (Ok(n), Some(unit_rest)) => {
+                text.push_str("# seconds");
                 durations.push(n);
+                rest = unit_rest.strip_prefix('s').unwrap_or(unit_rest);
             }
-            _ => text.push_str(number),
+            _ => {
+                text.push_str(number);
+                rest = after;
+            }
         }
     }
+    text.push_str(rest);
     (text, durations)
 }
 
