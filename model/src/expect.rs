@@ -210,12 +210,7 @@ fn same(ty: Kind, a: &Value, b: &Value, how: Comparison) -> bool {
         _ => false,
     };
     let line_eq = |x: &Value, y: &Value| match (x.as_str(), y.as_str()) {
-        (Some(x), Some(y)) if how != Comparison::Exact => {
-            let ((x, xs), (y, ys)) = (durations_in(x), durations_in(y));
-            // A message writes seconds to the tenth, rounded: half a tenth more room.
-            let room = tolerance.as_secs_f64() + 0.05 + 1e-9;
-            x == y && xs.len() == ys.len() && xs.iter().zip(&ys).all(|(a, b)| (a - b).abs() <= room)
-        }
+        (Some(x), Some(y)) => line_matches(x, y, how),
         _ => x == y,
     };
     match ty {
@@ -225,6 +220,17 @@ fn same(ty: Kind, a: &Value, b: &Value, how: Comparison) -> bool {
         Kind::Lines => lists(&line_eq),
         _ => a == b,
     }
+}
+
+/// Whether a message line matches the expected one: exactly, or on a real clock with every
+/// duration in words within the tolerance plus the half tenth it is rounded by.
+pub fn line_matches(expected: &str, got: &str, how: Comparison) -> bool {
+    let Comparison::RealTime { tolerance } = how else {
+        return expected == got;
+    };
+    let ((x, xs), (y, ys)) = (durations_in(expected), durations_in(got));
+    let room = tolerance.as_secs_f64() + 0.05 + 1e-9;
+    x == y && xs.len() == ys.len() && xs.iter().zip(&ys).all(|(a, b)| (a - b).abs() <= room)
 }
 
 /// A message line with the durations it writes in words (a number followed by " second" or
