@@ -5,7 +5,8 @@
 //! - [`fixture`]: the format, parsed strictly, with the one rule for a case's clock evidence
 //!   ([`Case::client_policy`], [`Case::wall_clock_at`]).
 //! - [`replay()`]: a case through the core, as a trace and the `expect` values derived from it;
-//!   [`replay_scope`]: several actions on one scope, through one ledger, as a page runs them.
+//!   [`replay_scope`]: several actions on one scope, through one ledger, as a page runs them;
+//!   [`Replay::to_json`] writes one as JSON.
 //! - [`expect`]: the `expect` contract: keys, comparison, absent keys, verdicts.
 //! - `live` (wasm32): a case played for real against the scenario API, from a page.
 //! - The `replay` binary: `replay FILE [--json]`.
@@ -19,6 +20,7 @@ pub mod fixture;
 #[cfg(target_arch = "wasm32")]
 pub mod live;
 mod replay;
+mod replay_json;
 
 pub use fixture::{
     Answer, Attempt, Body, Case, CaseError, Fixture, FixtureError, InvalidFixture, Request,

@@ -2,17 +2,17 @@
 
 use std::time::{Duration, SystemTime};
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use palette_list::body::BodyReader;
 use palette_list::budget::{
-    is_success, seconds_text, BodyProblem, ClockSource, DropReason, Event, Failure, HeaderNote,
-    Page, PageEvent, Phase, Precision, RateLimitFields, ReadId, Response, Step, StopReport,
-    TraceEvent, TransportFailure, WaitReason,
+    is_success, seconds_text, BodyProblem, ClockSource, Event, HeaderNote, Page, PageEvent, Phase,
+    Precision, RateLimitFields, ReadId, Response, Step, StopReport, TraceEvent, TransportFailure,
 };
 use palette_list::palettes::PaletteCollection;
 
-use crate::fixture::{seconds_to_json as sec_json, Answer, Body, Case, CaseError, ScopeCase};
+use crate::fixture::{Answer, Body, Case, CaseError, ScopeCase};
+use crate::replay_json::ReplayJson;
 
 /// What replaying a case produced: the `expect` values, derived from the trace.
 #[derive(Clone, Debug)]
@@ -109,61 +109,11 @@ impl Replay {
 
     /// The result as one JSON object with the `expect` key names, plus `trace`.
     pub fn to_json(&self) -> Map<String, Value> {
-        let r = &self.report;
-        let list = |v: Vec<Duration>| Value::Array(v.into_iter().map(sec_json).collect());
-        let mut m = Map::new();
-        m.insert("id".into(), json!(self.id));
-        m.insert("outcome".into(), json!(r.outcome.name()));
-        m.insert("stopped_at_s".into(), sec_json(r.at));
-        m.insert("starts_s".into(), list(self.starts()));
-        m.insert("receipts_s".into(), list(self.receipts()));
-        m.insert(
-            "receipt_wall_clock".into(),
-            Value::Array(
-                self.receipt_wall_clock()
-                    .into_iter()
-                    .map(|w| w.map_or(Value::Null, |(t, _)| json!(httpdate::fmt_http_date(t))))
-                    .collect(),
-            ),
-        );
-        m.insert("waits_s".into(), list(self.waits()));
-        m.insert("queued_s".into(), list(self.queued()));
-        m.insert(
-            "remaining_at_receipt_s".into(),
-            list(
-                self.receipts()
-                    .into_iter()
-                    .map(|t| self.budget.saturating_sub(t))
-                    .collect(),
-            ),
-        );
-        m.insert("request_s".into(), sec_json(r.request_time));
-        m.insert("waited_s".into(), sec_json(r.waited_time));
-        m.insert(
-            "last_status".into(),
-            r.last_response
-                .as_ref()
-                .map_or(Value::Null, |l| json!(l.status)),
-        );
-        m.insert(
-            "requested_delay_s".into(),
-            r.requested_delay.map_or(Value::Null, sec_json),
-        );
-        m.insert(
-            "header_notes".into(),
-            Value::Array(
-                self.header_notes()
-                    .into_iter()
-                    .map(|n| json!(n.kind()))
-                    .collect(),
-            ),
-        );
-        m.insert("message".into(), json!(r.message()));
-        m.insert(
-            "trace".into(),
-            Value::Array(self.trace.iter().map(event_json).collect()),
-        );
-        m
+        match serde_json::to_value(ReplayJson::new(self)) {
+            Ok(Value::Object(m)) => m,
+            // Strings, numbers and lists under string keys: always an object.
+            other => panic!("a replay is written as a JSON object, got {other:?}"),
+        }
     }
 }
 
@@ -431,110 +381,6 @@ fn read_body(status: u16, body: Option<&Body>, limit: u64) -> Result<(), BodyPro
         reader.push(&chunk)?;
     }
     reader.finish(PaletteCollection::from_json).map(drop)
-}
-
-fn event_json(t: &TraceEvent) -> Value {
-    let mut m = Map::new();
-    m.insert("at_s".into(), sec_json(t.at));
-    let (name, fields): (&str, Value) = match &t.event {
-        Event::ActionStarted {
-            budget,
-            max_attempts,
-            attempt_cap,
-        } => (
-            "action_started",
-            json!({"budget_s": sec_json(*budget), "max_attempts": max_attempts, "attempt_cap_s": sec_json(*attempt_cap)}),
-        ),
-        Event::AttemptStarted { attempt } => ("attempt_started", json!({ "attempt": attempt })),
-        Event::ResponseReceived {
-            attempt,
-            status,
-            retry_after,
-            date,
-            wall_clock,
-            note,
-            quota,
-            ignored,
-        } => (
-            "response_received",
-            json!({
-                "attempt": attempt,
-                "status": status,
-                "retry_after": retry_after,
-                "date": date,
-                "wall_clock": wall_clock.map(|(t, _)| httpdate::fmt_http_date(t)),
-                "clock_evidence": wall_clock.map(|(_, s)| match s {
-                    ClockSource::DateHeader => "date_header",
-                    ClockSource::LocalClock => "local_clock",
-                }),
-                "header_note": note.as_ref().map(|n| n.kind()),
-                "header_note_detail": note.as_ref().map(|n| n.to_string()),
-                "quota_remaining": quota.map(|q| q.remaining),
-                "quota_reset_s": quota.and_then(|q| q.reset).map(sec_json),
-                "rate_limit_ignored": ignored.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            }),
-        ),
-        Event::AttemptFailed { attempt, failure } => (
-            "attempt_failed",
-            match failure {
-                Failure::Transport(why) => {
-                    json!({"attempt": attempt, "failure": "transport", "detail": why.to_string()})
-                }
-                Failure::TimedOut => json!({"attempt": attempt, "failure": "timed_out"}),
-            },
-        ),
-        Event::WaitPlanned {
-            wait,
-            jitter,
-            reason,
-            remaining,
-        } => (
-            "wait_planned",
-            json!({
-                "wait_s": sec_json(*wait),
-                "jitter_s": sec_json(*jitter),
-                "why": match reason {
-                    WaitReason::ServerDelay(_) => "server_delay",
-                    WaitReason::ServerDate { .. } => "server_date",
-                    WaitReason::Fallback { .. } => "fallback",
-                    WaitReason::ScopeBlocked { .. } => "scope_blocked",
-                },
-                "detail": reason.to_string(),
-                "remaining_s": sec_json(*remaining),
-            }),
-        ),
-        Event::Queued { attempt, limit } => (
-            "queued",
-            json!({ "attempt": attempt, "in_flight_limit": limit }),
-        ),
-        Event::TimerWoke { late } => ("timer_woke", json!({ "late_s": sec_json(*late) })),
-        Event::ResponseDropped { status, reason } => (
-            "response_dropped",
-            json!({
-                "status": status,
-                "reason": match reason {
-                    DropReason::NotOwned => "not_owned",
-                    DropReason::PastCap => "past_cap",
-                },
-            }),
-        ),
-        Event::Stopped(r) => (
-            "stopped",
-            json!({
-                "outcome": r.outcome.name(),
-                "last_status": r.last_response.as_ref().map(|l| l.status),
-                "attempts": r.attempts,
-                "max_attempts": r.max_attempts,
-                "elapsed_s": sec_json(r.at),
-            }),
-        ),
-    };
-    m.insert("event".into(), json!(name));
-    if let Value::Object(f) = fields {
-        m.extend(f);
-    }
-    m.insert("text".into(), json!(t.event.to_string()));
-    Value::Object(m)
 }
 
 /// A readable timeline of a replay: each event with its elapsed time, then what the user sees.
