@@ -7,9 +7,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use palette_list_model::expect::{
-    check_case, check_scope, compare, judge_invalid, Comparison, InvalidVerdict,
-};
+use palette_list_model::expect::{compare, Comparison};
+use palette_list_model::judge::{check_case, check_scope, judge_invalid, InvalidVerdict};
 use palette_list_model::{replay, Fixture};
 
 mod common;

@@ -1,15 +1,13 @@
 //! The `expect` contract, in one room: the keys there are and the type of each, how a produced
-//! value compares with an expected one (exactly, or within a tolerance for a real clock), what
-//! an absent key means, and the verdict on a case and on an invalid fixture. The replay tool,
-//! the fixture tests and the browser tests all judge through here.
+//! value compares with an expected one (exactly, or within a tolerance for a real clock), and
+//! what an absent key means. The verdicts built on it are in [`crate::judge`].
 
 use std::time::Duration;
 
 use palette_list::budget::Outcome;
 use serde_json::{json, Map, Value};
 
-use crate::fixture::{kind, seconds_from_json, status, Case, CaseError, InvalidFixture, ScopeCase};
-use crate::replay::{replay, replay_scope, Replay, ScopeReplay};
+use crate::values::{kind, seconds_from_json, status};
 
 /// Keys of `expect` the model produces, with the JSON type each must have.
 pub const KEYS: &[(&str, Kind)] = &[
@@ -262,96 +260,4 @@ fn durations_in(line: &str) -> (String, Vec<f64>) {
     }
     text.push_str(rest);
     (text, durations)
-}
-
-/// A case replayed and judged.
-#[derive(Clone, Debug)]
-pub struct Checked {
-    /// The replay.
-    pub replay: Replay,
-    /// The replay as JSON ([`Replay::to_json`]), what was compared.
-    pub json: Map<String, Value>,
-    /// The comparison with `expect`; `None` for a case without one (shown, not compared).
-    pub compared: Option<Compared>,
-}
-
-impl Checked {
-    /// Whether the case passes: no `expect`, or one that matches.
-    pub fn passes(&self) -> bool {
-        self.compared.as_ref().is_none_or(Compared::matches)
-    }
-}
-
-/// Replays `case` and compares it exactly with its `expect`. `Err` when the replay refuses it.
-pub fn check_case(case: &Case) -> Result<Checked, CaseError> {
-    let replay = replay(case)?;
-    let json = replay.to_json();
-    let compared = case
-        .expect
-        .as_ref()
-        .map(|e| compare(e, &json, Comparison::Exact));
-    Ok(Checked {
-        replay,
-        json,
-        compared,
-    })
-}
-
-/// Replays a scope's actions together and compares each exactly with its own `expect`.
-pub fn check_scope(scope: &ScopeCase) -> Result<(ScopeReplay, Vec<Checked>), CaseError> {
-    let played = replay_scope(scope)?;
-    let checked = played
-        .actions
-        .iter()
-        .zip(&scope.actions)
-        .map(|(replay, action)| {
-            let json = replay.to_json();
-            let compared = action
-                .case
-                .expect
-                .as_ref()
-                .map(|e| compare(e, &json, Comparison::Exact));
-            Checked {
-                replay: replay.clone(),
-                json,
-                compared,
-            }
-        })
-        .collect();
-    Ok((played, checked))
-}
-
-/// The verdict on an `invalid_fixtures` entry, which the model must refuse with its reason.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum InvalidVerdict {
-    /// Refused, with the expected reason: as it should be.
-    RefusedAsExpected(CaseError),
-    /// Refused, for another reason than the one expected.
-    RefusedOtherwise(CaseError),
-    /// Accepted and replayed: the model failed to refuse it.
-    NotRefused,
-}
-
-impl InvalidVerdict {
-    /// Whether the verdict is the one the fixture asks for.
-    pub fn passes(&self) -> bool {
-        matches!(self, InvalidVerdict::RefusedAsExpected(_))
-    }
-}
-
-/// Judges an invalid fixture: refused when it is parsed, or when its replay finds it out (an
-/// attempt started that the case does not list); the reason must be `expect_error` exactly.
-pub fn judge_invalid(inv: &InvalidFixture) -> InvalidVerdict {
-    let error = match &inv.parsed {
-        Err(e) => e.clone(),
-        Ok(case) => match replay(case) {
-            Err(e) => e,
-            Ok(_) => return InvalidVerdict::NotRefused,
-        },
-    };
-    if error.problem == inv.expect_error {
-        InvalidVerdict::RefusedAsExpected(error)
-    } else {
-        InvalidVerdict::RefusedOtherwise(error)
-    }
 }

@@ -7,7 +7,8 @@
 //! - [`replay()`]: a case through the core, as a trace and the `expect` values derived from it;
 //!   [`replay_scope`]: several actions on one scope, through one ledger, as a page runs them;
 //!   [`Replay::to_json`] writes one as JSON.
-//! - [`expect`]: the `expect` contract: keys, comparison, absent keys, verdicts.
+//! - [`expect`]: the `expect` contract: keys, comparison, absent keys; [`judge`]: the verdicts
+//!   on a case, a scope and an invalid fixture.
 //! - `live` (wasm32): a case played for real against the scenario API, from a page.
 //! - The `replay` binary: `replay FILE [--json]`.
 //!
@@ -17,10 +18,12 @@
 
 pub mod expect;
 pub mod fixture;
+pub mod judge;
 #[cfg(target_arch = "wasm32")]
 pub mod live;
 mod replay;
 mod replay_json;
+mod values;
 
 pub use fixture::{
     Answer, Attempt, Body, Case, CaseError, Fixture, FixtureError, InvalidFixture, Request,

@@ -1,8 +1,7 @@
-//! Replays a case through the budget core on a virtual clock, and compares with `expect`.
+//! Replays a case through the budget core on a virtual clock, as a trace and the `expect` values
+//! derived from it; [`crate::judge`] holds them against the case's `expect`.
 
 use std::time::{Duration, SystemTime};
-
-use serde_json::{Map, Value};
 
 use palette_list::body::BodyReader;
 use palette_list::budget::{
@@ -12,7 +11,6 @@ use palette_list::budget::{
 use palette_list::palettes::PaletteCollection;
 
 use crate::fixture::{Answer, Body, Case, CaseError, ScopeCase};
-use crate::replay_json::ReplayJson;
 
 /// What replaying a case produced: the `expect` values, derived from the trace.
 #[derive(Clone, Debug)]
@@ -105,15 +103,6 @@ impl Replay {
 
     fn events(&self) -> impl Iterator<Item = (Duration, &Event)> {
         self.trace.iter().map(|t| (t.at, &t.event))
-    }
-
-    /// The result as one JSON object with the `expect` key names, plus `trace`.
-    pub fn to_json(&self) -> Map<String, Value> {
-        match serde_json::to_value(ReplayJson::new(self)) {
-            Ok(Value::Object(m)) => m,
-            // Strings, numbers and lists under string keys: always an object.
-            other => panic!("a replay is written as a JSON object, got {other:?}"),
-        }
     }
 }
 

@@ -4,11 +4,23 @@
 use std::time::{Duration, SystemTime};
 
 use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
 
 use palette_list::budget::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};
 
-use crate::fixture::seconds_to_json;
 use crate::replay::Replay;
+use crate::values::seconds_to_json;
+
+impl Replay {
+    /// The result as one JSON object with the `expect` key names, plus `trace`.
+    pub fn to_json(&self) -> Map<String, Value> {
+        match serde_json::to_value(ReplayJson::new(self)) {
+            Ok(Value::Object(m)) => m,
+            // Strings, numbers and lists under string keys: always an object.
+            other => panic!("a replay is written as a JSON object, got {other:?}"),
+        }
+    }
+}
 
 /// What [`Replay::to_json`] writes, in the order it writes it.
 #[derive(Serialize)]

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use palette_list::budget::{seconds_text, Precision};
 use palette_list::timeline::Timeline;
-use palette_list_model::expect::{self, check_case, judge_invalid, InvalidVerdict};
+use palette_list_model::judge::{self, check_case, judge_invalid, InvalidVerdict};
 use palette_list_model::{scope_timeline, timeline, Case, CaseError, Fixture, ScopeCase};
 use serde_json::{json, Map, Value};
 
@@ -159,7 +159,7 @@ fn check(parsed: &Result<Case, CaseError>) -> Checked {
 }
 
 /// Adds what a comparison found to a case's lines and JSON.
-fn report(checked: &expect::Checked, lines: &mut Vec<String>, json: &mut Map<String, Value>) {
+fn report(checked: &judge::Checked, lines: &mut Vec<String>, json: &mut Map<String, Value>) {
     match &checked.compared {
         None => lines.push("   (no expect: nothing compared)".into()),
         Some(compared) => {
@@ -201,7 +201,7 @@ fn check_scope_case(parsed: &Result<ScopeCase, CaseError>) -> Vec<Checked> {
         Ok(s) => s,
         Err(e) => return vec![refused(e, "REFUSED")],
     };
-    let (played, checked) = match expect::check_scope(scope) {
+    let (played, checked) = match judge::check_scope(scope) {
         Ok(r) => r,
         Err(e) => return vec![refused(&e, "REFUSED")],
     };
