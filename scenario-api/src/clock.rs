@@ -13,7 +13,7 @@ use palette_list::budget::{
 };
 use palette_list_model::{Body as FixtureBody, Case};
 
-use crate::routes::error;
+use crate::error::error;
 
 /// How much before its attempt's cap the server sends an answer that the fixture times at (or
 /// within this much of) the cap. The fixture's times are the client's, from its start to its

@@ -4,7 +4,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 
-use crate::routes::error;
+use crate::error::error;
 
 /// The API under `/api`, and the files of `dir` (a `trunk build` output) at `/`: a path with
 /// no file behind it gets `index.html`, so the app's own routes load.

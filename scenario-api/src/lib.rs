@@ -32,6 +32,7 @@
 
 mod clock;
 mod cors;
+mod error;
 mod files;
 mod limits;
 mod routes;

@@ -1,5 +1,5 @@
-//! The HTTP routes and their handlers. Errors are JSON `{"error": "…"}` with a 4xx status that
-//! says what was wrong.
+//! The HTTP routes and their handlers. A refusal is an `ApiError` (`error.rs`): JSON that says
+//! what was wrong, with a 4xx status.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 
 use crate::clock::{answer, AT_CAP_MARGIN};
 use crate::cors::{cors, preflight, HideHeaders, NoCors};
+use crate::error::{error, ApiError};
 use crate::limits::Limit;
 use crate::runs::{AbortGuard, Ended, Record, Run};
 use crate::Scenarios;
@@ -33,19 +34,6 @@ pub(crate) fn router(s: Scenarios) -> Router {
         .layer(axum::middleware::from_fn(preflight))
         .layer(axum::middleware::map_response(cors))
         .with_state(s)
-}
-
-/// An error answer: a 4xx (or 5xx) with a JSON body that says what was wrong.
-pub(crate) struct ApiError(StatusCode, String);
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        (self.0, axum::Json(json!({ "error": self.1 }))).into_response()
-    }
-}
-
-pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> ApiError {
-    ApiError(status, message.into())
 }
 
 async fn not_found() -> ApiError {
