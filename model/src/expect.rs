@@ -158,7 +158,7 @@ impl Compared {
     }
 }
 
-/// Holds `got` (a [`Replay::to_json`]) against `expect`, key by key.
+/// Holds `got` (a [`Replay::to_json`](crate::Replay::to_json)) against `expect`, key by key.
 pub fn compare(expect: &Map<String, Value>, got: &Map<String, Value>, how: Comparison) -> Compared {
     let mut mismatches = Vec::new();
     for (key, ty) in KEYS {
