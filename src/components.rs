@@ -57,7 +57,7 @@ pub fn PaletteListView(
     let loaded = |data: PaletteCollection, report: StopReport| {
         view! {
             <PaletteGrid palettes=data.palettes />
-            <p class="meta" data-testid="loaded-summary">{report.message().get(1).cloned()}</p>
+            {line("meta", "loaded-summary", report.message().into_iter().nth(1).unwrap_or_default())}
         }
     };
     view! {
@@ -99,25 +99,36 @@ where
     V: IntoView + 'static,
 {
     // One branch per kind of view, as an enum of views rather than type-erased ones: the
-    // attempt and the refusal are the same line with other words.
-    move || match read.state.get() {
-        ReadState::Loading { attempt, of } => EitherOf4::A(line(
-            "status",
-            "attempt",
-            words::attempt_status(attempt, of),
-        )),
-        ReadState::Refused(error) => EitherOf4::A(line("stop", "refused", words::refused(&error))),
-        ReadState::Queued { next, of, limit } => {
-            EitherOf4::A(line("status", "queued", words::queued(next, of, limit)))
-        }
-        ReadState::Waiting {
-            next,
-            of,
-            until,
-            reason,
-        } => EitherOf4::B(view! { <Countdown next of until reason clock=read.clock /> }),
-        ReadState::Loaded { data, report } => EitherOf4::C(loaded(data, report)),
-        ReadState::Stopped(report) => EitherOf4::D(view! { <StopMessage report /> }),
+    // attempt, the queue and the refusal are the same line with other words. The state is
+    // read in place, and only what a view keeps is copied.
+    move || {
+        read.state.with(|state| match state {
+            ReadState::Loading { attempt, of } => EitherOf4::A(line(
+                "status",
+                "attempt",
+                words::attempt_status(*attempt, *of),
+            )),
+            ReadState::Refused(error) => {
+                EitherOf4::A(line("stop", "refused", words::refused(error)))
+            }
+            ReadState::Queued { next, of, limit } => {
+                EitherOf4::A(line("status", "queued", words::queued(*next, *of, *limit)))
+            }
+            ReadState::Waiting {
+                next,
+                of,
+                until,
+                reason,
+            } => EitherOf4::B(view! {
+                <Countdown next=*next of=*of until=*until reason=reason.clone() clock=read.clock />
+            }),
+            ReadState::Loaded { data, report } => {
+                EitherOf4::C(loaded(data.clone(), report.clone()))
+            }
+            ReadState::Stopped(report) => {
+                EitherOf4::D(view! { <StopMessage report=report.clone() /> })
+            }
+        })
     }
 }
 
@@ -138,7 +149,7 @@ where
 {
     // Re-run at each change of state (never at a countdown tick, which is the clock's); the
     // text node is written only when the words differ.
-    let text = move || read.state.with(|s| words::announcement(&summary(s)));
+    let text = move || read.state.with(announcement);
     view! {
         <p
             data-testid="announce"
@@ -150,29 +161,17 @@ where
     }
 }
 
-/// A read's state without its data or clock: what the live region says.
-fn summary<T>(state: &ReadState<T>) -> words::Announced {
+/// What the live region says in a read's state: the attempt, the wait and why, the queue, the
+/// outcome, or why the read could not start; never a clock.
+fn announcement<T>(state: &ReadState<T>) -> String {
     match state {
-        ReadState::Loading { attempt, of } => words::Announced::Attempt {
-            attempt: *attempt,
-            of: *of,
-        },
+        ReadState::Loading { attempt, of } => words::attempt_status(*attempt, *of),
         ReadState::Waiting {
             next, of, reason, ..
-        } => words::Announced::Waiting {
-            next: *next,
-            of: *of,
-            reason: reason.clone(),
-        },
-        ReadState::Queued { next, of, limit } => words::Announced::Queued {
-            next: *next,
-            of: *of,
-            limit: *limit,
-        },
-        ReadState::Loaded { report, .. } | ReadState::Stopped(report) => {
-            words::Announced::Stopped(report.message())
-        }
-        ReadState::Refused(e) => words::Announced::Refused(words::refused(e)),
+        } => words::waiting(*next, *of, reason),
+        ReadState::Queued { next, of, limit } => words::queued(*next, *of, *limit),
+        ReadState::Loaded { report, .. } | ReadState::Stopped(report) => words::stopped(report),
+        ReadState::Refused(e) => words::refused(e),
     }
 }
 
@@ -245,7 +244,7 @@ pub fn Countdown(
     view! {
         <div class="countdown">
             <p class="status" data-testid="countdown">{left}</p>
-            <p class="why" data-testid="wait-reason">{words::wait_reason(&reason)}</p>
+            {line("why", "wait-reason", words::wait_reason(&reason))}
         </div>
     }
 }
@@ -258,12 +257,12 @@ pub fn StopMessage(
     report: StopReport,
 ) -> impl IntoView {
     let lines = report.message();
-    let line = |i: usize| lines.get(i).cloned().unwrap_or_default();
+    let text = |i: usize| lines.get(i).cloned().unwrap_or_default();
     view! {
         <div class="stop" data-testid="stop" data-outcome=report.outcome.name()>
-            <p class="outcome" data-testid="stop-outcome">{line(0)}</p>
-            <p class="last" data-testid="stop-last-response">{line(1)}</p>
-            <p class="detail" data-testid="stop-detail">{line(2)}</p>
+            {line("outcome", "stop-outcome", text(0))}
+            {line("last", "stop-last-response", text(1))}
+            {line("detail", "stop-detail", text(2))}
         </div>
     }
 }

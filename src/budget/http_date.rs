@@ -196,16 +196,18 @@ impl HttpDate {
     /// difference rounded up to the next whole second (HTTP dates carry whole seconds; rounding
     /// down could send the request before the time the server named).
     pub fn delay_after(&self, receipt: SystemTime) -> Duration {
-        let receipt = match receipt.duration_since(UNIX_EPOCH) {
-            Ok(d) => d.as_nanos() as i128,
-            Err(e) => -(e.duration().as_nanos() as i128),
+        // The date is a whole second, so the delay rounded up is the date minus the receipt's
+        // second rounded down: no 128-bit division, which costs a browser bytes (it is held to
+        // the division in the tests).
+        let receipt_floor = match receipt.duration_since(UNIX_EPOCH) {
+            Ok(d) => i128::from(d.as_secs()),
+            Err(e) => {
+                let d = e.duration();
+                -i128::from(d.as_secs()) - i128::from(d.subsec_nanos() > 0)
+            }
         };
-        let nanos = i128::from(self.secs) * 1_000_000_000 - receipt;
-        if nanos <= 0 {
-            return Duration::ZERO;
-        }
-        let whole = nanos.div_euclid(1_000_000_000) + i128::from(nanos % 1_000_000_000 != 0);
-        Duration::from_secs(u64::try_from(whole).unwrap_or(u64::MAX))
+        let whole = i128::from(self.secs) - receipt_floor;
+        Duration::from_secs(u64::try_from(whole.max(0)).unwrap_or(u64::MAX))
     }
 }
 
@@ -453,6 +455,11 @@ mod tests {
             Duration::from_secs(4)
         );
         assert_eq!(d.delay_after(noon + Duration::from_secs(9)), Duration::ZERO);
+        assert_eq!(d.delay_after(noon + Duration::from_secs(6)), Duration::ZERO);
+        assert_eq!(
+            d.delay_after(noon + Duration::from_nanos(5_999_999_999)),
+            Duration::from_secs(1)
+        );
         assert_eq!(HttpDate::from_system_time(at(MAX_SECS as u64 + 1)), None);
         assert_eq!(
             HttpDate::parse("Sat, 01 Jan 0000 00:00:00 GMT")
@@ -460,5 +467,41 @@ mod tests {
                 .unix_seconds(),
             MIN_SECS
         );
+    }
+
+    /// The rule as first written: the delay in nanoseconds, divided and rounded up.
+    fn delay_by_division(date: &HttpDate, receipt: SystemTime) -> Duration {
+        let receipt = match receipt.duration_since(UNIX_EPOCH) {
+            Ok(d) => d.as_nanos() as i128,
+            Err(e) => -(e.duration().as_nanos() as i128),
+        };
+        let nanos = i128::from(date.secs) * 1_000_000_000 - receipt;
+        if nanos <= 0 {
+            return Duration::ZERO;
+        }
+        let whole = nanos.div_euclid(1_000_000_000) + i128::from(nanos % 1_000_000_000 != 0);
+        Duration::from_secs(u64::try_from(whole).unwrap_or(u64::MAX))
+    }
+
+    #[test]
+    fn the_delay_is_the_divisions_on_both_sides_of_the_epoch() {
+        let dates = [MIN_SECS, -86_401, -1, 0, 1, 784_111_777, MAX_SECS];
+        let nanos = [0, 1, 499_999_999, 500_000_000, 999_999_999];
+        let secs = [0, 1, 59, 86_400, 784_111_776, 784_111_777, 253_402_300_800];
+        for date in dates.map(|secs| HttpDate {
+            secs,
+            two_digit_year: false,
+        }) {
+            for (s, n) in secs.iter().flat_map(|s| nanos.map(|n| (*s, n))) {
+                let d = Duration::new(s, n);
+                for receipt in [UNIX_EPOCH + d, UNIX_EPOCH - d] {
+                    assert_eq!(
+                        date.delay_after(receipt),
+                        delay_by_division(&date, receipt),
+                        "{date:?} {receipt:?}"
+                    );
+                }
+            }
+        }
     }
 }

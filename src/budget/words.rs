@@ -175,53 +175,21 @@ pub fn deadline_label(budget: Duration) -> String {
     format!("deadline {} s", seconds_text(budget, Precision::Exact))
 }
 
-/// What the live region says about a read: its state, without a clock.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Announced {
-    /// An attempt is in flight.
-    Attempt {
-        /// Which one.
-        attempt: u32,
-        /// Of how many.
-        of: u32,
-    },
-    /// Waiting before the next attempt.
-    Waiting {
-        /// The attempt that comes next.
-        next: u32,
-        /// Of how many.
-        of: u32,
-        /// Why the wait is this long.
-        reason: WaitReason,
-    },
-    /// Queued for a place in flight.
-    Queued {
-        /// The attempt that comes next.
-        next: u32,
-        /// Of how many.
-        of: u32,
-        /// The scope's in-flight limit.
-        limit: u32,
-    },
-    /// The stop message.
-    Stopped(Vec<String>),
-    /// Why the read could not start.
-    Refused(String),
+/// What the live region says while waiting, once, as the wait begins: "Waiting before attempt 2
+/// of 3." and why the wait is this long (never the ticking number).
+pub fn waiting(next: u32, of: u32, reason: &WaitReason) -> String {
+    format!(
+        "Waiting before attempt {next} of {of}. {}",
+        wait_reason(reason)
+    )
 }
 
-/// The live region's sentence: said once per state, so a screen reader hears the attempt, the
-/// wait and why, and the outcome, never a ticking number.
-pub fn announcement(said: &Announced) -> String {
-    match said {
-        Announced::Attempt { attempt, of } => attempt_status(*attempt, *of),
-        Announced::Waiting { next, of, reason } => format!(
-            "Waiting before attempt {next} of {of}. {}",
-            wait_reason(reason)
-        ),
-        Announced::Queued { next, of, limit } => queued(*next, *of, *limit),
-        Announced::Stopped(lines) => lines.iter().take(2).cloned().collect::<Vec<_>>().join(" "),
-        Announced::Refused(text) => text.clone(),
-    }
+/// What the live region says when a read stops: the outcome and the last response, in one
+/// sentence pair (the third line stays on the screen).
+pub fn stopped(report: &StopReport) -> String {
+    let mut lines = report.message();
+    lines.truncate(2);
+    lines.join(" ")
 }
 
 /// A read whose policy is invalid never starts; this says why.
