@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every check and every test, in this order: formatting; clippy natively and for wasm32; the
-# crate's docs and what it packages; what an embedder's dependency tree holds; cargo test
+# crate's docs and what it packages; what an embedder's dependency tree holds; the size gate
+# (the embed app (b), built as scripts/bench.sh builds it, within 1 % of its ceiling); cargo test
 # (core, model, fixtures, properties, server-side rendering, the replay tool, the scenario API,
 # doc tests); the outside fixtures, where ../shared/fixtures exists; the wasm tests in headless
 # Chromium (core and fixtures, then the runtime and components in real time against the
@@ -8,6 +9,7 @@
 # build. Installs what is missing first.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/install.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/sizes.sh"
 cd "$root"
 
 install_wasm_target
@@ -46,6 +48,9 @@ for mode in "csr --target wasm32-unknown-unknown" "hydrate --target wasm32-unkno
   fi
   echo "    $mode: $(printf '%s\n' "$tree" | sort -u | wc -l) crates, none of the demo's or the tests'"
 done
+
+say "size gate: the embed app (b) within 1 % of bench/embed/gzip-ceiling"
+size_gate bench/embed/index.html bench/embed/gzip-ceiling "$root/target/size-gate"
 
 say "cargo test"
 cargo test --workspace --locked
