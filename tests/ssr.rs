@@ -75,3 +75,28 @@ fn hostile_palette_data_stays_data() {
     );
     assert!(!html.contains("onmouseover=\"alert"), "{html}");
 }
+
+#[test]
+fn the_runtime_has_the_same_items_on_the_server_and_they_are_inert() {
+    use palette_list::budget::ScopeState;
+    use palette_list::runtime::{now, scope_state, use_budgeted_get, CHANNEL};
+
+    let owner = Owner::new();
+    owner.with(|| {
+        let read =
+            use_budgeted_get::<Vec<u32>>("https://api.example.com/x".into(), RetryPolicy::new());
+        read.try_again();
+        read.cancel();
+        assert_eq!(
+            read.state.get_untracked(),
+            palette_list::runtime::ReadState::Loading { attempt: 1, of: 3 }
+        );
+        assert!(read.trace_untracked().is_empty());
+    });
+    assert_eq!(now(), std::time::Duration::ZERO);
+    assert_eq!(
+        scope_state("https://api.example.com"),
+        ScopeState::default()
+    );
+    assert_eq!(CHANNEL, "palette-list:scope-ledger:1");
+}

@@ -14,8 +14,8 @@
 //!   origin). An answer reaches the ledger before its own action decides; a `429`'s
 //!   `Retry-After`, or RateLimit fields that say nothing is left, block the scope, and every
 //!   read on it, running or about to start, waits for the block's end or stops at once if
-//!   it cannot. Leaving a screen never clears the ledger. `scope_state` (in the browser)
-//!   shows what it knows of a scope.
+//!   it cannot. Leaving a screen never clears the ledger. [`scope_state`] shows what it knows
+//!   of a scope.
 //! - Identical reads share one action: a screen that mounts while a read of the same URL,
 //!   scope, policy and data is loading or waiting joins it, and sees what the others see;
 //!   the action stops when the last of its screens leaves, and Try again from any of them
@@ -26,8 +26,9 @@
 //! - The action starts in an effect, so once the component is mounted (`csr`) or hydrated
 //!   (`hydrate`).
 //!
-//! Off the browser (server-side rendering, native tests) nothing is driven: the read shows its
-//! initial state, makes no request and reads no clock.
+//! Off the browser (server-side rendering, native tests) the same items exist and nothing is
+//! driven: a read shows its initial state, makes no request and reads no clock ([`now`] is
+//! zero, [`scope_state`] knows nothing).
 
 use std::time::Duration;
 
@@ -62,12 +63,15 @@ use browser::Driver;
 #[cfg(target_arch = "wasm32")]
 pub use page::scope_state;
 #[cfg(target_arch = "wasm32")]
-pub use tabs::CHANNEL;
-#[cfg(target_arch = "wasm32")]
 pub use time::now;
 
 #[cfg(not(target_arch = "wasm32"))]
 use server::Driver;
+#[cfg(not(target_arch = "wasm32"))]
+pub use server::{now, scope_state};
+
+/// The name of the `BroadcastChannel` a page's tabs share their scopes' blocks on.
+pub const CHANNEL: &str = "palette-list:scope-ledger:1";
 
 /// What a budgeted read shows at any moment.
 #[derive(Clone, Debug, PartialEq)]
@@ -228,8 +232,22 @@ impl<T: 'static> Copy for View<T> {}
 mod server {
     use std::marker::PhantomData;
 
+    use std::time::Duration;
+
     use super::View;
-    use crate::budget::{RetryPolicy, TraceEvent};
+    use crate::budget::{RetryPolicy, ScopeState, TraceEvent};
+
+    /// The runtime's monotonic clock; off the browser there is none to read, and it stays at
+    /// zero (as a read's `clock` does).
+    pub fn now() -> Duration {
+        Duration::ZERO
+    }
+
+    /// What the page's ledger knows of `scope`; off the browser no read is driven, so nothing
+    /// (the state of a scope no answer has reached).
+    pub fn scope_state(_scope: &str) -> ScopeState {
+        ScopeState::default()
+    }
 
     /// Off the browser the read is never driven: it stays in its initial state.
     pub(super) struct Driver<T>(PhantomData<fn() -> T>);

@@ -10,10 +10,8 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{BroadcastChannel, MessageEvent};
 
+use super::CHANNEL;
 use crate::budget::{BlockCause, ScopeBlock};
-
-/// The name of the channel tabs share blocks on.
-pub const CHANNEL: &str = "palette-list:scope-ledger:1";
 
 /// The page's end of the channel: blocks this page learns go out on it.
 pub(super) struct Tabs(BroadcastChannel);
