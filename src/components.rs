@@ -2,7 +2,6 @@
 //! countdown, the stop message and the trace panel. Each part tests read has a `data-testid`.
 //! Every sentence comes from the crate's one room of words (`src/budget/words.rs`).
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use leptos::either::EitherOf4;
@@ -273,6 +272,9 @@ pub fn StopMessage(
 pub fn TracePanel<T>(
     /// The read whose trace to show.
     read: BudgetedRead<T>,
+    /// The timeline picture's id, unique on the page (see [`Timeline`]).
+    #[prop(into)]
+    id: String,
     /// Shown expanded (default: collapsed).
     #[prop(optional)]
     open: bool,
@@ -283,7 +285,7 @@ where
     view! {
         <details class="trace" open=open>
             <summary>{words::TRACE}</summary>
-            <Timeline read />
+            <Timeline read id />
             <ol data-testid="trace">
                 {move || {
                     read.trace()
@@ -313,12 +315,14 @@ where
 pub fn Timeline<T>(
     /// The read to draw.
     read: BudgetedRead<T>,
+    /// The picture's id, unique on the page: its title, description and pattern are named
+    /// after it. It comes from the app, so the server's HTML and the hydrating browser agree.
+    #[prop(into)]
+    id: String,
 ) -> impl IntoView
 where
     T: Clone + Send + Sync + 'static,
 {
-    static DRAWN: AtomicU64 = AtomicU64::new(0);
-    let id = format!("timeline-{}", DRAWN.fetch_add(1, Ordering::Relaxed));
     // The elapsed time now, in the countdown's whole-second steps, while waiting.
     let now = Memo::new(move |_| {
         let ReadState::Waiting { until, .. } = read.state.get() else {

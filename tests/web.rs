@@ -134,10 +134,11 @@ async fn screen_with(
     let handle = mount_to(root.clone(), move || {
         // Each run is its own API: its own scope, so one test's 429 holds back no other.
         let policy = policy.unwrap_or_default().with_scope(url.clone());
+        let id = url.clone();
         let read = use_budgeted_read(url, policy, PaletteCollection::from_json);
         view! {
             <PaletteListView read collection="coast">
-                <TracePanel read />
+                <TracePanel read id />
             </PaletteListView>
         }
     });
@@ -553,6 +554,20 @@ async fn the_timeline_grows_with_the_action() {
     .await;
     assert_eq!((count("attempt"), count("wait"), count("now")), (2, 1, 0));
     assert_eq!(count("deadline"), 1);
+    // Named after the id the app gave (the screen's URL, as `screen` mounts it), so the
+    // server's HTML and the hydrating browser agree; only letters, digits, - and _ are kept.
+    let id: String = palettes_url(&base, "coast")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .collect();
+    let svg = root
+        .query_selector("[data-testid=timeline] svg")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        svg.get_attribute("aria-labelledby").unwrap(),
+        format!("{id}-title {id}-desc")
+    );
     assert_eq!(server_saw(&base).await, ["answered", "answered"]);
 }
 

@@ -201,7 +201,7 @@ fn TracedScreen(base: String, policy: RetryPolicy) -> impl IntoView {
     let read = use_budgeted_read(url, policy, PaletteCollection::from_json);
     view! {
         <PaletteListView read collection="coast">
-            <TracePanel read />
+            <TracePanel read id="timeline-traced" />
         </PaletteListView>
     }
 }
@@ -339,7 +339,7 @@ fn SideBySide(
                 <h3>"Client"</h3>
                 <p class="meta" data-testid="expected">{expected}</p>
                 <PaletteListView read collection="coast">
-                    <TracePanel read open=true />
+                    <TracePanel read id="timeline-side-by-side" open=true />
                 </PaletteListView>
             </div>
             <div class="server">
