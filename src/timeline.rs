@@ -165,7 +165,8 @@ impl Timeline {
                 // A queued attempt's time shows as the gap before its bar.
                 Event::ActionStarted { .. }
                 | Event::ResponseDropped { .. }
-                | Event::Queued { .. } => {}
+                | Event::Queued { .. }
+                | Event::MovedOn => {}
                 Event::AttemptStarted { attempt } => t.attempts.push(AttemptBar {
                     number: *attempt,
                     start: at,

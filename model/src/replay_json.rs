@@ -151,6 +151,7 @@ enum Fields<'a> {
         status: Option<u16>,
         reason: &'static str,
     },
+    MovedOn,
     Stopped {
         outcome: &'static str,
         last_status: Option<u16>,
@@ -239,6 +240,7 @@ impl<'a> EventJson<'a> {
                     DropReason::PastCap => "past_cap",
                 },
             },
+            Event::MovedOn => Fields::MovedOn,
             Event::Stopped(r) => Fields::Stopped {
                 outcome: r.outcome.name(),
                 last_status: r.last_response.as_ref().map(|l| l.status),

@@ -370,6 +370,16 @@ impl ReadAction {
         }
     }
 
+    /// The screen asked for another request at `now` (its URL or headers changed): the trace
+    /// says so, then the action stops as [`handle_leave`](Self::handle_leave) stops it. Nothing
+    /// happens to a stopped action.
+    pub fn handle_move_on(&mut self, now: Duration) {
+        if self.phase != Phase::Stopped {
+            self.record(now, Event::MovedOn);
+            self.handle_leave(now);
+        }
+    }
+
     /// The next step for the driver, once; `None` when there is nothing new to do.
     pub fn poll_action(&mut self) -> Option<Step> {
         self.pending.take()

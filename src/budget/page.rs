@@ -180,6 +180,12 @@ impl Page {
         self.input(now, read, |action| action.handle_leave(now));
     }
 
+    /// `read`'s screen moved on to another request at `now`: it stops as `user_left`, its trace
+    /// saying why ([`ReadAction::handle_move_on`]).
+    pub fn handle_move_on(&mut self, now: Duration, read: ReadId) {
+        self.input(now, read, |action| action.handle_move_on(now));
+    }
+
     /// The timer from [`poll_timeout`](Self::poll_timeout) fired at `now`: every read whose
     /// own timer is due takes it, in the order the reads started. Early calls change nothing.
     pub fn handle_timeout(&mut self, now: Duration) {

@@ -404,6 +404,35 @@ fn leaving_in_flight_drops_the_late_answer() {
 }
 
 #[test]
+fn moving_on_to_another_request_says_so_then_stops_as_leaving_does() {
+    let mut a = start();
+    a.handle_response(T0 + s(2), &Response::new(429).retry_after("8"), None);
+    waits_until(&mut a, 10);
+    a.handle_move_on(T0 + s(4));
+    let r = stopped(&mut a);
+    assert_eq!(
+        (r.outcome, r.stopped_while, r.waited_time),
+        (Outcome::UserLeft, StoppedWhile::Waiting, s(2))
+    );
+    let tail: Vec<_> = a
+        .trace()
+        .iter()
+        .rev()
+        .take(2)
+        .map(|e| (e.at, &e.event))
+        .collect();
+    assert!(
+        matches!(tail[..], [(_, Event::Stopped(_)), (at, Event::MovedOn)] if at == s(4)),
+        "{tail:?}"
+    );
+    // A stopped action has nowhere to move on from: its trace stays as it was.
+    let before = a.trace().len();
+    a.handle_move_on(T0 + s(5));
+    a.handle_timeout(T0 + s(10));
+    assert_eq!((a.trace().len(), a.poll_action()), (before, None));
+}
+
+#[test]
 fn other_statuses_stop_under_their_own_outcome() {
     for status in [500, 503, 404, 304, 401] {
         let mut a = start();

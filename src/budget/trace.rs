@@ -94,6 +94,9 @@ pub enum Event {
         /// Why it was dropped.
         reason: DropReason,
     },
+    /// The screen moved on to another request (its URL or headers changed) while the action
+    /// ran: the action stops as `user_left` right after, as if the user had left.
+    MovedOn,
     /// The terminal event: exactly one per action.
     Stopped(StopReport),
 }
@@ -214,6 +217,7 @@ impl fmt::Display for Event {
                     DropReason::PastCap => ": it came after the attempt's cap",
                 })
             }
+            Event::MovedOn => f.write_str("the screen moved on to another request"),
             Event::Stopped(r) => write!(
                 f,
                 "stopped: {} after {} of {} attempts",
