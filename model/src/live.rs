@@ -142,6 +142,9 @@ pub struct ServerRequest {
     /// Body bytes the server handed to the connection (a streamed body stops growing once the
     /// client aborts).
     pub body_bytes: u64,
+    /// Whether it carried the `Authorization` its run expects: `as_expected`, `missing` or
+    /// `other` (the server keeps no value).
+    pub authorization: String,
 }
 
 /// Every request that reached the server in the run at `base` (a [`new_run`] prefix).
@@ -159,6 +162,10 @@ pub async fn server_requests(base: &str) -> Result<Vec<ServerRequest>, LiveError
             body_bytes: r["body_bytes"]
                 .as_u64()
                 .ok_or(LiveError::Malformed("body_bytes"))?,
+            authorization: r["authorization"]
+                .as_str()
+                .ok_or(LiveError::Malformed("authorization"))?
+                .to_owned(),
         })
     })
     .await

@@ -40,7 +40,7 @@ pub(crate) async fn cors(method: Method, mut response: Response) -> Response {
         );
         h.insert(
             header::ACCESS_CONTROL_ALLOW_HEADERS,
-            HeaderValue::from_static("content-type"),
+            HeaderValue::from_static("content-type, authorization"),
         );
     }
     response

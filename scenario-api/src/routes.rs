@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use axum::extract::{OriginalUri, Path, RawQuery, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -18,7 +18,7 @@ use crate::clock::{answer, AT_CAP_MARGIN};
 use crate::cors::{cors, preflight, HideHeaders, NoCors};
 use crate::error::{error, ApiError};
 use crate::limits::Limit;
-use crate::runs::{AbortGuard, Ended, Record, Run};
+use crate::runs::{AbortGuard, Credential, Ended, Record, Run};
 use crate::Scenarios;
 
 pub(crate) fn router(s: Scenarios) -> Router {
@@ -39,7 +39,7 @@ pub(crate) fn router(s: Scenarios) -> Router {
 async fn not_found() -> ApiError {
     error(
         StatusCode::NOT_FOUND,
-        "no such route: try GET /fixture, POST /runs?scenario=ID, GET /runs/{run}/palettes?collection=…, GET /runs/{run}, POST /limits?quota=N&window_s=S[&spent=K][&answer_ms=MS], GET /limits/{limit}/palettes?collection=…, GET /limits/{limit}",
+        "no such route: try GET /fixture, POST /runs?scenario=ID[&authorization=V], GET /runs/{run}/palettes?collection=…, GET /runs/{run}, POST /limits?quota=N&window_s=S[&spent=K][&answer_ms=MS], GET /limits/{limit}/palettes?collection=…, GET /limits/{limit}",
     )
 }
 
@@ -84,7 +84,10 @@ async fn new_run(
     State(s): State<Scenarios>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let q = query(raw.as_deref(), &["scenario", "expose", "moved_to"])?;
+    let q = query(
+        raw.as_deref(),
+        &["scenario", "expose", "moved_to", "authorization"],
+    )?;
     // An origin the run's palettes have moved to: a request that reaches them on any other
     // host is redirected there (307), so a page can meet a redirect across origins.
     let moved_to = match q.get("moved_to") {
@@ -129,6 +132,7 @@ async fn new_run(
             case,
             expose,
             moved_to,
+            authorization: q.get("authorization").cloned(),
             first_arrival: None,
             requests: Vec::new(),
         },
@@ -197,7 +201,7 @@ async fn run_report(
                 Some((t, Ended::Aborted)) => ("aborted", None, Some(ms(t))),
             };
             let body_bytes = rec.body_sent.load(Ordering::Relaxed);
-            json!({"n": i + 1, "arrived_ms": ms(rec.arrived), "state": state, "status": status, "ended_ms": ended_ms, "body_bytes": body_bytes})
+            json!({"n": i + 1, "arrived_ms": ms(rec.arrived), "state": state, "status": status, "ended_ms": ended_ms, "body_bytes": body_bytes, "authorization": rec.authorization.name()})
         })
         .collect();
     Ok(axum::Json(json!({
@@ -250,8 +254,13 @@ async fn palettes(
         }
         let zero = *r.first_arrival.get_or_insert(now);
         let body_sent = Arc::new(AtomicU64::new(0));
+        let sent = request_headers.get(header::AUTHORIZATION);
         r.requests.push(Record {
             arrived: now,
+            authorization: Credential::of(
+                sent.map(HeaderValue::as_bytes),
+                r.authorization.as_deref(),
+            ),
             ended: None,
             body_sent: body_sent.clone(),
         });

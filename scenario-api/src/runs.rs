@@ -19,6 +19,9 @@ pub(crate) struct Run {
     pub(crate) expose: bool,
     /// The origin (`http://HOST:PORT`) its palettes moved to: other hosts are redirected there.
     pub(crate) moved_to: Option<String>,
+    /// The `Authorization` value its requests should carry (`authorization=` when the run was
+    /// made); each request records only whether it matched.
+    pub(crate) authorization: Option<String>,
     /// When the run's first request arrived: elapsed zero of the scenario.
     pub(crate) first_arrival: Option<Instant>,
     pub(crate) requests: Vec<Record>,
@@ -27,10 +30,43 @@ pub(crate) struct Run {
 /// One request as the server saw it.
 pub(crate) struct Record {
     pub(crate) arrived: Instant,
+    /// Whether it carried the run's `Authorization`, never the value.
+    pub(crate) authorization: Credential,
     pub(crate) ended: Option<(Instant, Ended)>,
     /// Body bytes handed to the connection so far (a streamed body stops growing once the
     /// client aborts).
     pub(crate) body_sent: Arc<AtomicU64>,
+}
+
+/// What a request's `Authorization` was, against the value its run expects.
+#[derive(Clone, Copy)]
+pub(crate) enum Credential {
+    /// The value the run expects.
+    AsExpected,
+    /// None at all.
+    Missing,
+    /// Another value (or one where the run expects none).
+    Other,
+}
+
+impl Credential {
+    /// How `sent` compares with `expected`.
+    pub(crate) fn of(sent: Option<&[u8]>, expected: Option<&str>) -> Self {
+        match (sent, expected) {
+            (None, _) => Credential::Missing,
+            (Some(s), Some(e)) if s == e.as_bytes() => Credential::AsExpected,
+            (Some(_), _) => Credential::Other,
+        }
+    }
+
+    /// Its name in a run's report.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Credential::AsExpected => "as_expected",
+            Credential::Missing => "missing",
+            Credential::Other => "other",
+        }
+    }
 }
 
 #[derive(Clone, Copy)]

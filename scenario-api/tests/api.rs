@@ -69,8 +69,13 @@ async fn send(addr: &str, method: &str, target: &str) -> Reply {
 
 /// The same, naming another `host` in the request, as a browser does for another origin.
 async fn send_as(addr: &str, host: &str, method: &str, target: &str) -> Reply {
+    send_raw(addr, host, method, target, "").await
+}
+
+/// The same, with `extra` header lines (each ending in CRLF).
+async fn send_raw(addr: &str, host: &str, method: &str, target: &str, extra: &str) -> Reply {
     let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("{method} {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n").as_bytes())
+    s.write_all(format!("{method} {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{extra}Content-Length: 0\r\n\r\n").as_bytes())
         .await
         .unwrap();
     let mut raw = Vec::new();
@@ -171,6 +176,43 @@ async fn cors_exposes_retry_after_date_and_the_ratelimit_fields() {
         pre.header("access-control-allow-methods"),
         Some("GET, POST")
     );
+    assert_eq!(
+        pre.header("access-control-allow-headers"),
+        Some("content-type, authorization")
+    );
+}
+
+#[tokio::test]
+async fn a_run_says_whether_each_request_carried_its_authorization_and_never_what_it_was() {
+    let addr = serve().await;
+    let r = send(
+        &addr,
+        "POST",
+        "/runs?scenario=seconds&authorization=Bearer%20tok-SECRET-1",
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let base = r.json()["base"].as_str().unwrap().to_owned();
+    let target = format!("{base}/palettes?collection=coast");
+    for extra in [
+        "Authorization: Bearer tok-SECRET-1\r\n",
+        "",
+        "Authorization: Bearer tok-SECRET-2\r\n",
+    ] {
+        send_raw(&addr, &addr, "GET", &target, extra).await;
+    }
+    let report = send(&addr, "GET", &base).await;
+    let seen: Vec<_> = report.json()["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["authorization"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(seen, ["as_expected", "missing", "other"]);
+    let runs = send(&addr, "GET", "/runs").await;
+    for text in [&report.body, &runs.body] {
+        assert!(!text.contains("SECRET"), "{text}");
+    }
 }
 
 #[tokio::test]
@@ -295,7 +337,7 @@ async fn bad_requests_say_what_was_wrong() {
             "POST",
             "/runs?scenario=seconds&run=1".to_owned(),
             400,
-            "unknown query parameter \"run\" (expected: scenario, expose, moved_to)",
+            "unknown query parameter \"run\" (expected: scenario, expose, moved_to, authorization)",
         ),
         (
             "GET",
