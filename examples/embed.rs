@@ -8,7 +8,7 @@ fn main() {
     use std::time::Duration;
 
     use leptos::prelude::*;
-    use palette_list::{use_budgeted_get, PaletteList, ReadStatus, RetryPolicy};
+    use palette_list::{use_budgeted_get, PaletteList, ReadRequest, ReadStatus, RetryPolicy};
 
     /// A tighter budget than the default, built in a `const`.
     const POLICY: RetryPolicy = RetryPolicy::new()
@@ -18,7 +18,7 @@ fn main() {
     /// Any other JSON read gets the same behaviour through the hook.
     #[component]
     fn Status() -> impl IntoView {
-        let read = use_budgeted_get::<serde_json::Value>("/status.json".into(), POLICY);
+        let read = use_budgeted_get::<serde_json::Value>(ReadRequest::get("/status.json"), POLICY);
         view! { <ReadStatus read loaded=|data: serde_json::Value, _| data.to_string() /> }
     }
 

@@ -9,21 +9,24 @@ use leptos::prelude::*;
 
 use crate::budget::{seconds_text, words, Event, Precision, RetryPolicy, StopReport, WaitReason};
 use crate::palettes::{palettes_url, CssColor, Palette, PaletteCollection};
+use crate::request::ReadRequest;
 use crate::runtime::{use_budgeted_read, BudgetedRead, ReadState};
 use crate::timeline::Timeline as Drawing;
 
 /// The Palette List screen: reads `{api_base}/palettes?collection={collection}` under a finite
 /// retry budget and shows the palettes, or which attempt is running, or the countdown to the
 /// next one and why, or the stop message. Leaving the screen (unmount or navigation) stops the
-/// read as `user_left`; Cancel does the same; Try again starts a new read with a fresh budget.
+/// read as `user_left`; Cancel does the same; Try again starts a new read with a fresh budget;
+/// another collection stops the read as moved on and starts the new collection's.
 ///
 /// It is what the user sees, and no more: to show developers the trace and the timeline too,
-/// read with [`use_budgeted_read`] and put a [`TracePanel`] inside a [`PaletteListView`].
+/// or to send headers, read with [`use_budgeted_read`] and put a [`TracePanel`] inside a
+/// [`PaletteListView`].
 #[component]
 pub fn PaletteList(
-    /// The collection to read, e.g. `coast`.
+    /// The collection to read, e.g. `coast`, or a signal of it (a query parameter).
     #[prop(into)]
-    collection: String,
+    collection: Signal<String>,
     /// Where the API lives: a URL prefix without a trailing slash (default: this origin).
     #[prop(optional, into)]
     api_base: String,
@@ -31,9 +34,10 @@ pub fn PaletteList(
     #[prop(optional)]
     policy: Option<RetryPolicy>,
 ) -> impl IntoView {
-    let url = palettes_url(&api_base, &collection);
+    let request =
+        Signal::derive(move || ReadRequest::get(palettes_url(&api_base, &collection.read())));
     let policy = policy.unwrap_or_default();
-    let read = use_budgeted_read(url, policy, PaletteCollection::from_json);
+    let read = use_budgeted_read(request, policy, PaletteCollection::from_json);
     view! { <PaletteListView read collection /> }
 }
 
@@ -44,9 +48,9 @@ pub fn PaletteList(
 pub fn PaletteListView(
     /// The read to show.
     read: BudgetedRead<PaletteCollection>,
-    /// The collection's name, for the heading.
+    /// The collection's name, for the heading, or a signal of it.
     #[prop(into)]
-    collection: String,
+    collection: Signal<String>,
     /// Shown at the foot of the screen, e.g. a [`TracePanel`] of the same read (default:
     /// nothing, so an app that adds none compiles none).
     #[prop(optional)]
@@ -62,7 +66,7 @@ pub fn PaletteListView(
     view! {
         <section class="palette-list" data-testid="palette-list">
             <header>
-                <h2>{words::palettes_heading(&collection)}</h2>
+                <h2>{move || words::palettes_heading(&collection.read())}</h2>
                 <div class="actions">
                     <button
                         data-testid=move || if running() { "cancel" } else { "retry" }

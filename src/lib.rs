@@ -32,6 +32,7 @@
 //!
 //! - [`budget`]: the pure core that decides start / wait / stop, with `now` passed in.
 //! - [`runtime`]: drives the core in the browser ([`use_budgeted_get`] for any JSON `GET`).
+//! - [`request`]: what a read sends: its URL, headers and credentials mode.
 //! - [`body`]: the one rule for reading a 2xx body (a size limit, then JSON, or where not).
 //! - [`components`]: the Palette List screen and the parts it is made of.
 //! - [`timeline`]: the action drawn as a picture, from its trace alone.
@@ -47,6 +48,7 @@ pub mod body;
 pub mod budget;
 pub mod components;
 pub mod palettes;
+pub mod request;
 pub mod runtime;
 pub mod timeline;
 
@@ -58,6 +60,7 @@ pub use components::{
     Announcer, Countdown, PaletteGrid, PaletteList, PaletteListView, ReadStatus, StopMessage,
     Timeline, TracePanel,
 };
+pub use request::ReadRequest;
 pub use runtime::{use_budgeted_get, use_budgeted_read, BudgetedRead, ReadState};
 
 #[cfg(test)]

@@ -79,12 +79,14 @@ fn hostile_palette_data_stays_data() {
 #[test]
 fn the_runtime_has_the_same_items_on_the_server_and_they_are_inert() {
     use palette_list::budget::ScopeState;
-    use palette_list::runtime::{now, scope_state, use_budgeted_get, CHANNEL};
+    use palette_list::runtime::{now, scope_state, use_budgeted_get, ReadRequest, CHANNEL};
 
     let owner = Owner::new();
     owner.with(|| {
-        let read =
-            use_budgeted_get::<Vec<u32>>("https://api.example.com/x".into(), RetryPolicy::new());
+        let read = use_budgeted_get::<Vec<u32>>(
+            ReadRequest::get("https://api.example.com/x"),
+            RetryPolicy::new(),
+        );
         read.try_again();
         read.cancel();
         assert_eq!(

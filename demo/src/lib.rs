@@ -17,7 +17,7 @@ use leptos_router::hooks::use_query_map;
 use leptos_router::path;
 use palette_list::budget::{seconds_text, Precision, RetryPolicy};
 use palette_list::palettes::{palettes_url, PaletteCollection};
-use palette_list::{use_budgeted_read, PaletteListView, TracePanel};
+use palette_list::{use_budgeted_read, PaletteListView, ReadRequest, TracePanel};
 use palette_list_model::live::{self, ServerRequest};
 use palette_list_model::{Case, Fixture};
 use send_wrapper::SendWrapper;
@@ -198,7 +198,7 @@ fn TracedScreen(base: String, policy: RetryPolicy) -> impl IntoView {
     let url = palettes_url(&base, "coast");
     // Each run is its own API, so its own scope.
     let policy = policy.with_scope(base);
-    let read = use_budgeted_read(url, policy, PaletteCollection::from_json);
+    let read = use_budgeted_read(ReadRequest::get(url), policy, PaletteCollection::from_json);
     view! {
         <PaletteListView read collection="coast">
             <TracePanel read id="timeline-traced" />
@@ -306,7 +306,7 @@ fn SideBySide(
     let url = palettes_url(&base, "coast");
     // Each run is its own API, so its own scope.
     let policy = case.client_policy().with_scope(base.clone());
-    let read = use_budgeted_read(url, policy, PaletteCollection::from_json);
+    let read = use_budgeted_read(ReadRequest::get(url), policy, PaletteCollection::from_json);
     live::stage(&case, read);
     // The server's side, polled while this is on screen.
     let requests = RwSignal::new(Vec::<ServerRequest>::new());

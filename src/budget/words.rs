@@ -6,7 +6,6 @@ use std::fmt;
 use std::time::Duration;
 
 use super::block::BlockCause;
-use super::policy::PolicyError;
 use super::report::{BodyProblem, HeldBy, Outcome, StopReport, StoppedWhile, TransportFailure};
 use super::seconds::{seconds_text, Precision};
 use super::shown::quoted;
@@ -192,8 +191,8 @@ pub fn stopped(report: &StopReport) -> String {
     lines.join(" ")
 }
 
-/// A read whose policy is invalid never starts; this says why.
-pub fn refused(error: &PolicyError) -> String {
+/// A read whose policy or request is not valid never starts; this says why.
+pub fn refused(error: &dyn std::fmt::Display) -> String {
     format!("This read is misconfigured: {error}")
 }
 

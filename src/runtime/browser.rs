@@ -11,13 +11,13 @@ use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use web_sys::AbortController;
 
-use super::coalesce::{self, Joinable, ReadKey};
+use super::coalesce::{self, Joinable, ReadKey, ReaderKind};
 use super::fetch::{fetch, Answer};
 use super::origin::origin;
 use super::page::{self, Carrier};
-use super::screens::Screens;
+use super::screens::{next_screen, Screens};
 use super::time::{now, timer_ms, wall_clock};
-use super::{ReadState, View};
+use super::{ReadRequest, ReadState, View};
 use crate::budget::{
     next_change, BodyProblem, Outcome, Phase, ReadId, RetryPolicy, Step, TraceEvent,
     TransportFailure,
@@ -26,9 +26,9 @@ use crate::budget::{
 /// How a 2xx body becomes the data.
 type Reader<T> = Rc<dyn Fn(&[u8]) -> Result<T, BodyProblem>>;
 
-/// The handle a [`BudgetedRead`](super::BudgetedRead) keeps: the read's shared state.
+/// The handle a [`BudgetedRead`](super::BudgetedRead) keeps: its screen.
 pub(super) struct Driver<T: 'static> {
-    shared: StoredValue<Rc<Shared<T>>, LocalStorage>,
+    screen: StoredValue<Rc<Screen<T>>, LocalStorage>,
 }
 
 impl<T: 'static> Clone for Driver<T> {
@@ -43,88 +43,165 @@ impl<T> Driver<T>
 where
     T: Clone + Send + Sync + 'static,
 {
-    /// Sets the read up in the current component. A read of the same URL, scope, policy, data
-    /// and reader that is still loading or waiting on the page is joined rather than repeated
-    /// (unless the policy turns coalescing off): one action, one request on the wire, every
-    /// screen showing the same state. Otherwise a new read starts in an effect (after mount or
-    /// hydration). When the component is cleaned up its screen leaves the read, and the last
-    /// screen to leave stops the action.
-    pub(super) fn attach<R>(url: String, policy: RetryPolicy, read: R, view: View<T>) -> Self
+    /// Sets the read up in the current component: the screen shows the read of `request`'s
+    /// value, joined where an identical read is still loading or waiting on the page (unless
+    /// the policy turns coalescing off), else a new one, started in an effect (after mount or
+    /// hydration). When `request` changes, the screen moves to the read of the new value;
+    /// when the component is cleaned up, it leaves. The last screen to leave a read, or to
+    /// move on from it, stops its action.
+    pub(super) fn attach<R>(
+        request: Signal<ReadRequest>,
+        policy: RetryPolicy,
+        read: R,
+        view: View<T>,
+    ) -> Self
     where
         R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static,
     {
-        let scope: Rc<str> = match policy.scope() {
-            Some(name) => name.into(),
-            None => origin(&url).into(),
-        };
-        let key = policy
-            .coalesce()
-            .then(|| ReadKey::new::<T, R>(scope.clone(), url.clone(), policy.clone()))
-            .flatten();
-        let joined = key.as_ref().and_then(coalesce::find::<Shared<T>>);
-        let shared = joined.unwrap_or_else(|| {
-            let shared = Rc::new(Shared {
-                url,
-                scope,
-                policy,
-                read: Rc::new(read),
-                owned: Cell::new(0),
-                run: RefCell::new(None),
-                screens: Screens::new(),
+        let id = next_screen();
+        let reader = ReaderKind::of::<R>();
+        let read: Reader<T> = Rc::new(read);
+        let shared = read_of(request.get_untracked(), &policy, &read, reader);
+        shared.screens.join(id, view);
+        let screen = Rc::new(Screen {
+            id,
+            view,
+            policy,
+            read,
+            reader,
+            shows: RefCell::new(shared),
+        });
+        let on_change = SendWrapper::new(screen.clone());
+        Effect::new(move || {
+            request.track();
+            untrack(|| {
+                let shared = on_change.current();
+                if request.with(|r| *r != shared.request) {
+                    on_change.move_to(request.get());
+                } else if shared.owned.get() == 0 {
+                    // Every screen's effect asks; the first to run starts the read.
+                    start(&shared);
+                }
             });
-            if let Some(key) = key {
-                coalesce::add(key, &shared);
-            }
-            shared
         });
-        let id = shared.screens.join(view);
-        // Every screen's effect asks; the first to run starts the read.
-        let first = SendWrapper::new(shared.clone());
-        Effect::new(move |started: Option<()>| {
-            if started.is_none() && first.owned.get() == 0 {
-                untrack(|| start(&first));
-            }
-        });
-        let on_leave = SendWrapper::new(shared.clone());
+        let on_leave = SendWrapper::new(screen.clone());
         on_cleanup(move || {
-            if on_leave.screens.part(id) {
-                leave(&on_leave);
+            let shared = on_leave.current();
+            if shared.screens.part(id) {
+                leave(&shared);
             }
         });
         Driver {
-            shared: StoredValue::new_local(shared),
+            screen: StoredValue::new_local(screen),
         }
     }
 
     pub(super) fn try_again(&self) {
-        if let Some(shared) = self.shared.try_get_value() {
+        if let Some(shared) = self.current() {
             leave(&shared);
             start(&shared);
         }
     }
 
     pub(super) fn cancel(&self) {
-        if let Some(shared) = self.shared.try_get_value() {
+        if let Some(shared) = self.current() {
             leave(&shared);
         }
     }
 }
 
 impl<T: 'static> Driver<T> {
+    /// The read the screen shows now, while the screen's owner lives.
+    fn current(&self) -> Option<Rc<Shared<T>>> {
+        self.screen.try_with_value(|s| s.current())
+    }
+
     /// The current action's trace, copied from the page.
     pub(super) fn trace(&self) -> Vec<TraceEvent> {
-        let run = self
-            .shared
-            .try_with_value(|s| s.run.borrow().clone())
-            .flatten();
+        let run = self.current().and_then(|s| s.run.borrow().clone());
         run.and_then(|run| page::with_read(run.read, |a| a.trace().to_vec()))
             .unwrap_or_default()
     }
 }
 
+/// One screen's hold on a read: the read it shows now, and what it needs to find the next one
+/// when its request changes.
+struct Screen<T: 'static> {
+    id: u64,
+    view: View<T>,
+    policy: RetryPolicy,
+    read: Reader<T>,
+    reader: ReaderKind,
+    shows: RefCell<Rc<Shared<T>>>,
+}
+
+impl<T: 'static> Screen<T> {
+    fn current(&self) -> Rc<Shared<T>> {
+        self.shows.borrow().clone()
+    }
+}
+
+impl<T> Screen<T>
+where
+    T: Clone + Send + Sync + 'static,
+{
+    /// The request changed: the screen shows the read of the new one (joined, or new and
+    /// started) and leaves the last, which stops as moved on if no other screen shows it.
+    fn move_to(&self, request: ReadRequest) {
+        let next = read_of(request, &self.policy, &self.read, self.reader);
+        next.screens.join(self.id, self.view);
+        let last = self.shows.replace(next.clone());
+        if last.screens.part(self.id) {
+            let run = last.run.borrow().clone();
+            if let Some(run) = run {
+                page::input(Some(run.read), |page, now| {
+                    page.handle_move_on(now, run.read)
+                });
+            }
+        }
+        if next.owned.get() == 0 {
+            start(&next);
+        }
+    }
+}
+
+/// The read of `request` under `policy`: one a screen may join (unless the policy turns
+/// coalescing off), else a new one, not yet started.
+fn read_of<T: 'static>(
+    request: ReadRequest,
+    policy: &RetryPolicy,
+    read: &Reader<T>,
+    reader: ReaderKind,
+) -> Rc<Shared<T>> {
+    let scope: Rc<str> = match policy.scope() {
+        Some(name) => name.into(),
+        None => origin(request.url()).into(),
+    };
+    let key = policy
+        .coalesce()
+        .then(|| ReadKey::new::<T>(scope.clone(), &request, policy, reader))
+        .flatten();
+    if let Some(joined) = key.as_ref().and_then(coalesce::find::<Shared<T>>) {
+        return joined;
+    }
+    let shared = Rc::new(Shared {
+        request,
+        scope,
+        policy: policy.clone(),
+        read: read.clone(),
+        owned: Cell::new(0),
+        run: RefCell::new(None),
+        screens: Screens::new(),
+    });
+    if let Some(key) = key {
+        coalesce::add(key, &shared);
+    }
+    shared
+}
+
 /// One read and every screen that shows it.
 struct Shared<T: 'static> {
-    url: String,
+    request: ReadRequest,
     /// The rate limit this read shares: the policy's scope, or the URL's origin.
     scope: Rc<str>,
     policy: RetryPolicy,
@@ -183,6 +260,10 @@ where
     shared.owned.set(generation);
     // The last action is let go first: once nothing holds it, the page forgets it.
     drop(shared.run.take());
+    if let Err(e) = shared.request.validate() {
+        shared.screens.show(ReadState::Refused(e.into()));
+        return;
+    }
     let weak = Rc::downgrade(shared);
     let started = page::start(&shared.scope, shared.policy.clone(), |read| {
         let run = Rc::new(Run {
@@ -198,7 +279,7 @@ where
         run
     });
     if let Err(e) = started {
-        shared.screens.show(ReadState::Refused(e));
+        shared.screens.show(ReadState::Refused(e.into()));
     }
 }
 
@@ -317,7 +398,7 @@ where
     T: Clone + Send + Sync + 'static,
 {
     let limit = shared.policy.max_body_bytes();
-    let answer = fetch(&shared.url, limit, &*shared.read, &controller).await;
+    let answer = fetch(&shared.request, limit, &*shared.read, &controller).await;
     let read = run.read;
     match answer {
         // Our own abort (leave, cancel or cap): nothing arrived, nothing to record.

@@ -5,35 +5,48 @@ use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use crate::budget::RetryPolicy;
+use crate::request::ReadRequest;
 
 /// What makes two reads the same read, so that they may share one action.
 #[derive(PartialEq)]
 pub(super) struct ReadKey {
     scope: Rc<str>,
-    url: String,
+    /// The URL, the headers (two reads that differ only in a header are two reads) and the
+    /// credentials mode.
+    request: ReadRequest,
     policy: RetryPolicy,
     data: TypeId,
-    /// The body reader, by its type.
     reader: TypeId,
 }
 
+/// A body reader's identity, where it has one.
+#[derive(Clone, Copy)]
+pub(super) struct ReaderKind(Option<TypeId>);
+
+impl ReaderKind {
+    /// A reader of type `R`: known by its type where it holds no state (a `fn` item, a closure
+    /// that captures nothing), which is stable and unique, unlike a function's address. A
+    /// reader that holds state has no identity: its type alone does not say what it reads.
+    pub(super) fn of<R: 'static>() -> Self {
+        Self((size_of::<R>() == 0).then(TypeId::of::<R>))
+    }
+}
+
 impl ReadKey {
-    /// The key of a read of `url` on `scope` under `policy`, whose body `R` reads as `T`.
-    /// `None` where the reader holds state (a closure that captures something): its type alone
-    /// does not say what it reads, so no other read is the same. A reader without state (a
-    /// `fn` item, a closure that captures nothing) is known by its type, which is stable and
-    /// unique, unlike a function's address.
-    pub(super) fn new<T: 'static, R: 'static>(
+    /// The key of a read of `request` on `scope` under `policy`, whose body `reader` reads as
+    /// `T`; `None` where the reader has no identity, so that no other read is the same.
+    pub(super) fn new<T: 'static>(
         scope: Rc<str>,
-        url: String,
-        policy: RetryPolicy,
+        request: &ReadRequest,
+        policy: &RetryPolicy,
+        reader: ReaderKind,
     ) -> Option<ReadKey> {
-        (size_of::<R>() == 0).then(|| ReadKey {
+        Some(ReadKey {
             scope,
-            url,
-            policy,
+            request: request.clone(),
+            policy: policy.clone(),
             data: TypeId::of::<T>(),
-            reader: TypeId::of::<R>(),
+            reader: reader.0?,
         })
     }
 }

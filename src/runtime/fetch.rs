@@ -3,11 +3,14 @@
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, ReadableStreamDefaultReader, ReadableStreamReadResult};
+use web_sys::{
+    AbortController, ReadableStreamDefaultReader, ReadableStreamReadResult, RequestCredentials,
+};
 
 use super::origin::is_cross_origin;
 use crate::body::BodyReader;
 use crate::budget::{is_success, BodyProblem, RateLimitFields, Response};
+use crate::request::{Credentials, ReadRequest};
 
 /// What one fetch came back with.
 pub(super) enum Answer<T> {
@@ -17,19 +20,27 @@ pub(super) enum Answer<T> {
     Failed,
 }
 
-/// Sends a `GET` of `url`, aborted by `controller`; a 2xx body of at most `limit` bytes is read
-/// by `read`.
+/// Sends `request` (a `GET`, validated), aborted by `controller`; a 2xx body of at most `limit`
+/// bytes is read by `read`.
 pub(super) async fn fetch<T>(
-    url: &str,
+    request: &ReadRequest,
     limit: u64,
     read: &dyn Fn(&[u8]) -> Result<T, BodyProblem>,
     controller: &AbortController,
 ) -> Answer<T> {
     let signal = controller.signal();
-    let sent = gloo_net::http::Request::get(url)
+    let url = request.url();
+    let mut builder = gloo_net::http::Request::get(url)
         .abort_signal(Some(&signal))
-        .send()
-        .await;
+        .credentials(match request.credentials() {
+            Credentials::SameOrigin => RequestCredentials::SameOrigin,
+            Credentials::Include => RequestCredentials::Include,
+            Credentials::Omit => RequestCredentials::Omit,
+        });
+    for (name, value) in request.headers() {
+        builder = builder.header(name, value);
+    }
+    let sent = builder.send().await;
     // The browser's own words ("Failed to fetch") say no more than the outcome does.
     let Ok(resp) = sent else {
         return Answer::Failed;

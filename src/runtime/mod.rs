@@ -37,6 +37,7 @@ use serde::de::DeserializeOwned;
 
 use crate::body::read_json;
 use crate::budget::{BodyProblem, PolicyError, RetryPolicy, StopReport, TraceEvent, WaitReason};
+pub use crate::request::{Credentials, ReadRequest, RequestError};
 
 // In the browser, one file a job: a read's lifecycle and steps (`browser`), the page's one
 // `Page` and timer (`page`), the other tabs (`tabs`), identical reads shared (`coalesce`),
@@ -113,8 +114,19 @@ pub enum ReadState<T> {
     },
     /// The action stopped without data; the report says why.
     Stopped(StopReport),
-    /// The policy is invalid, so no action could start.
-    Refused(PolicyError),
+    /// The policy or the request is not valid, so no action could start and nothing was sent.
+    Refused(Misconfigured),
+}
+
+/// Why a read could not start. It names what was wrong, never a header's value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Misconfigured {
+    /// The policy is not valid ([`RetryPolicy::validate`]).
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// The request cannot be sent as described ([`ReadRequest::validate`]).
+    #[error(transparent)]
+    Request(#[from] RequestError),
 }
 
 impl<T> ReadState<T> {
@@ -177,22 +189,36 @@ impl<T: 'static> BudgetedRead<T> {
     }
 }
 
-/// Reads `url` as JSON under `policy`: one action, started once the calling component is in the
-/// browser, and left when that component is cleaned up (unmount or navigation). `GET` only:
-/// there is no way to send a write. The body is read by `serde_json` ([`read_json`]); to ship
-/// without it, give the type's own reader to [`use_budgeted_read`].
-pub fn use_budgeted_get<T>(url: String, policy: RetryPolicy) -> BudgetedRead<T>
+/// Reads `request` as JSON under `policy`: one action, started once the calling component is
+/// in the browser, and left when that component is cleaned up (unmount or navigation). When the
+/// request changes (a signal it is derived from moves), the running action stops as leaving
+/// stops it, its trace saying the screen moved on, and a new action with a fresh budget reads
+/// the new request. `GET` only: there is no way to send a write. The body is read by
+/// `serde_json` ([`read_json`]); to ship without it, give the type's own reader to
+/// [`use_budgeted_read`].
+///
+/// `request` is a [`ReadRequest`] (`ReadRequest::get(url)`, with headers), or a signal of one:
+/// `Signal::derive(move || ReadRequest::get(format!("/items?page={}", page.get())))`.
+pub fn use_budgeted_get<T>(
+    request: impl Into<Signal<ReadRequest>>,
+    policy: RetryPolicy,
+) -> BudgetedRead<T>
 where
     T: DeserializeOwned + Clone + Send + Sync + 'static,
 {
-    use_budgeted_read(url, policy, read_json::<T>)
+    use_budgeted_read(request, policy, read_json::<T>)
 }
 
 /// [`use_budgeted_get`] with the body read by `read`, as the Palette List screen reads its data
-/// with [`PaletteCollection::from_json`](crate::palettes::PaletteCollection::from_json). Two
-/// identical reads share one action only where `read` holds no state (a `fn`, or a closure that
-/// captures nothing): it is known by its type.
-pub fn use_budgeted_read<T, R>(url: String, policy: RetryPolicy, read: R) -> BudgetedRead<T>
+/// with [`PaletteCollection::from_json`](crate::palettes::PaletteCollection::from_json). `read`
+/// may be any closure. Two identical reads (the same request, scope, policy and data) share one
+/// action only where `read` holds no state (a `fn`, or a closure that captures nothing): then
+/// its type says what it does, and is its stable identity.
+pub fn use_budgeted_read<T, R>(
+    request: impl Into<Signal<ReadRequest>>,
+    policy: RetryPolicy,
+    read: R,
+) -> BudgetedRead<T>
 where
     T: Clone + Send + Sync + 'static,
     R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static,
@@ -209,7 +235,7 @@ where
         state: view.state.read_only(),
         traced: view.traced.read_only(),
         clock: view.clock.read_only(),
-        driver: Driver::attach(url, policy, read, view),
+        driver: Driver::attach(request.into(), policy, read, view),
     }
 }
 
@@ -234,7 +260,9 @@ mod server {
 
     use std::time::Duration;
 
-    use super::View;
+    use leptos::prelude::Signal;
+
+    use super::{ReadRequest, View};
     use crate::budget::{RetryPolicy, ScopeState, TraceEvent};
 
     /// The runtime's monotonic clock; off the browser there is none to read, and it stays at
@@ -262,7 +290,7 @@ mod server {
 
     impl<T> Driver<T> {
         pub(super) fn attach<R>(
-            _url: String,
+            _request: Signal<ReadRequest>,
             _policy: RetryPolicy,
             _read: R,
             _view: View<T>,

@@ -14,6 +14,14 @@ thread_local! {
     static LAST_SCREEN: Cell<u64> = const { Cell::new(0) };
 }
 
+/// A new screen's id, unique on the page.
+pub(super) fn next_screen() -> u64 {
+    LAST_SCREEN.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    })
+}
+
 /// Every screen showing one read, by id, and what they show now.
 pub(super) struct Screens<T: 'static> {
     views: RefCell<Vec<(u64, View<T>)>>,
@@ -44,18 +52,13 @@ impl<T: 'static> Screens<T> {
 }
 
 impl<T: Clone + Send + Sync + 'static> Screens<T> {
-    /// A screen joins: it shows what the others show from now on. Returns its id.
-    pub(super) fn join(&self, view: View<T>) -> u64 {
-        let id = LAST_SCREEN.with(|n| {
-            n.set(n.get() + 1);
-            n.get()
-        });
+    /// Screen `id` joins: it shows what the others show from now on.
+    pub(super) fn join(&self, id: u64, view: View<T>) {
         if let Some(state) = self.shown.borrow().clone() {
             view.state.try_set(state);
             view.clock.try_set(now());
         }
         self.views.borrow_mut().push((id, view));
-        id
     }
 
     /// Every screen shows `state`.

@@ -31,7 +31,9 @@ mod bench {
     use leptos::prelude::*;
     use palette_list::budget::Event;
     use palette_list::palettes::PaletteCollection;
-    use palette_list::{use_budgeted_read, BudgetedRead, PaletteListView, ReadState, RetryPolicy};
+    use palette_list::{
+        use_budgeted_read, BudgetedRead, PaletteListView, ReadRequest, ReadState, RetryPolicy,
+    };
     use serde_json::json;
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
@@ -78,7 +80,7 @@ mod bench {
         // Mounted for good: mount_to_body keeps the view for the page's life.
         mount_to_body(move || {
             let read = use_budgeted_read(
-                "/bench-api/palettes?collection=bench".into(),
+                ReadRequest::get("/bench-api/palettes?collection=bench"),
                 policy.clone(),
                 PaletteCollection::from_json,
             );
