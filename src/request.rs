@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::budget::quoted;
+
 /// A `GET` of `url` with its headers, as a budgeted read sends it on every attempt. Built with
 /// [`get`](Self::get) and the `with_*` builders; a `String` or `&str` is a plain `GET`.
 ///
@@ -40,8 +42,8 @@ pub enum Credentials {
 /// Why a request cannot be sent as described. Each names the header, never its value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RequestError {
-    /// A header name that is not an HTTP token (RFC 9110 §5.1).
-    #[error("header name {0:?} is not an HTTP token")]
+    /// A header name that is not an HTTP token (RFC 9110 §5.6.2).
+    #[error("header name {} is not an HTTP token", quoted(.0))]
     NotAToken(String),
     /// A header the browser never lets a page set: it would be dropped without a word.
     #[error("header {0} is one a browser never lets a page set")]
@@ -101,13 +103,14 @@ impl ReadRequest {
     /// A read whose request is not valid is refused before anything is sent.
     pub fn validate(&self) -> Result<(), RequestError> {
         for (i, (name, value)) in self.headers.iter().enumerate() {
-            let header = http::HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| RequestError::NotAToken(name.clone()))?;
-            let lower = header.as_str();
-            if METHOD_OVERRIDES.contains(&lower) {
+            if !is_token(name) {
+                return Err(RequestError::NotAToken(name.clone()));
+            }
+            let lower = name.to_ascii_lowercase();
+            if METHOD_OVERRIDES.contains(&lower.as_str()) {
                 return Err(RequestError::MethodOverride(name.clone()));
             }
-            if FORBIDDEN.contains(&lower)
+            if FORBIDDEN.contains(&lower.as_str())
                 || lower.starts_with("proxy-")
                 || lower.starts_with("sec-")
             {
@@ -127,13 +130,30 @@ impl ReadRequest {
     }
 }
 
-/// Whether `value` goes out as it is: a byte string (every character at most U+00FF, as the
-/// browser's `Headers` requires) that `http` takes as a header value, with no white space at
-/// either end for the browser to strip.
+// The two rules below are RFC 9110's, written here rather than taken from the `http` crate
+// (which an embedder's tree already holds) because its parsers cost a browser app about 8 KB
+// gzipped: `HeaderName` carries its table of standard names, `HeaderValue` copies into `Bytes`.
+// `tests/header_oracle.rs` holds both to `http` on arbitrary input.
+
+/// A token (RFC 9110 §5.6.2): one or more of the visible ASCII characters that are not
+/// delimiters.
+fn is_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Whether `value` goes out as it is: every character a byte the browser's `Headers` takes
+/// (at most U+00FF) and a field value may hold (RFC 9110 §5.5: visible ASCII, obs-text, space
+/// and tab; no control character), with no white space at either end for the browser to strip.
 fn sendable(value: &str) -> bool {
-    let bytes: Option<Vec<u8>> = value.chars().map(|c| u8::try_from(c).ok()).collect();
-    let trimmed = value.trim_matches([' ', '\t']).len() == value.len();
-    trimmed && bytes.is_some_and(|b| http::HeaderValue::from_bytes(&b).is_ok())
+    let edge = |c: char| c == ' ' || c == '\t';
+    !value.starts_with(edge)
+        && !value.ends_with(edge)
+        && value
+            .chars()
+            .all(|c| c == '\t' || (c >= ' ' && c != '\u{7f}' && c <= '\u{ff}'))
 }
 
 /// The Fetch standard's forbidden request-header names, lowercase (`proxy-` and `sec-` names

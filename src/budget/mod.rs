@@ -65,5 +65,6 @@ pub use response::Response;
 pub use retry_after::{parse_retry_after, HeaderNote, InvalidRetryAfter, RetryAfter};
 pub use scope::ScopeState;
 pub use seconds::{next_change, seconds_text, Precision};
+pub(crate) use shown::quoted;
 pub use trace::{DropReason, Event, Failure, TraceEvent};
 pub use wait::WaitReason;
