@@ -142,6 +142,10 @@ fn line(class: &'static str, testid: &'static str, text: String) -> impl IntoVie
 
 /// What a screen reader hears, in a polite live region of its own: the attempt, the wait with
 /// its reason (once, when it begins, not a ticking clock), and the outcome. Visually hidden.
+///
+/// The server renders it empty, and so does hydration; once in the page it is hidden through
+/// CSSOM (which a strict `style-src` allows, unlike a `style` attribute) and says each new
+/// state.
 #[component]
 pub fn Announcer<T>(
     /// The read to announce.
@@ -150,17 +154,37 @@ pub fn Announcer<T>(
 where
     T: Clone + Send + Sync + 'static,
 {
-    // Re-run at each change of state (never at a countdown tick, which is the clock's); the
-    // text node is written only when the words differ.
-    let text = move || read.state.with(announcement);
-    view! {
-        <p
-            data-testid="announce"
-            aria-live="polite"
-            style="position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap"
-        >
-            {text}
-        </p>
+    let region = NodeRef::<leptos::html::Div>::new();
+    let said = RwSignal::new(String::new());
+    // Runs in the browser only, at each change of state (never at a countdown tick, which is
+    // the clock's); the text is written only when the words differ.
+    Effect::new(move || {
+        #[cfg(target_arch = "wasm32")]
+        if let Some(region) = region.get() {
+            visually_hidden(&region);
+        }
+        let words = read.state.with(announcement);
+        if said.with_untracked(|s| *s != words) {
+            said.set(words);
+        }
+    });
+    view! { <div node_ref=region data-testid="announce" aria-live="polite">{said}</div> }
+}
+
+/// Hides `element` from sight but not from screen readers, through CSSOM.
+#[cfg(target_arch = "wasm32")]
+fn visually_hidden(element: &web_sys::HtmlElement) {
+    let style = element.style();
+    for (property, value) in [
+        ("position", "absolute"),
+        ("width", "1px"),
+        ("height", "1px"),
+        ("overflow", "hidden"),
+        ("clip-path", "inset(50%)"),
+        ("white-space", "nowrap"),
+    ] {
+        // Only a read-only declaration refuses a property, and an element's own is not one.
+        let _ = style.set_property(property, value);
     }
 }
 
@@ -180,7 +204,7 @@ fn announcement<T>(state: &ReadState<T>) -> String {
 
 /// The palettes as names with colour swatches. The API's data is data: a name is text, and a
 /// colour is painted only when [`CssColor::parse`] reads it as one; anything else is an
-/// explicitly invalid swatch, with no style at all.
+/// explicitly invalid swatch, painted with nothing.
 #[component]
 pub fn PaletteGrid(
     /// The palettes to show, in order.
@@ -209,24 +233,38 @@ pub fn PaletteGrid(
     }
 }
 
-/// One swatch, one element either way: a colour paints it; anything else marks it invalid and
-/// is only ever text, in its title.
+/// One swatch, one element either way: a square whose `fill` (a presentation attribute, so a
+/// strict `style-src` allows it, on the server as in the browser) is the colour rebuilt from
+/// what was parsed; anything else fills nothing, is marked invalid, and is only ever text, in
+/// its title.
 fn swatch(raw: &str) -> impl IntoView {
-    let (class, testid, title, style) = match CssColor::parse(raw) {
+    let (class, testid, title, fill) = match CssColor::parse(raw) {
         Some(color) => (
             "swatch",
             None,
             color.as_str().to_owned(),
-            Some(format!("background-color: {}", color.as_str())),
+            color.as_str().to_owned(),
         ),
         None => (
             "swatch invalid",
             Some("invalid-swatch"),
             words::not_a_colour(raw),
-            None,
+            "none".to_owned(),
         ),
     };
-    view! { <span class=class data-testid=testid title=title style=style></span> }
+    view! {
+        <svg
+            class=class
+            data-testid=testid
+            viewBox="0 0 1 1"
+            preserveAspectRatio="none"
+            width="16"
+            height="16"
+        >
+            <title>{title}</title>
+            <rect width="1" height="1" fill=fill />
+        </svg>
+    }
 }
 
 /// A live countdown to the next attempt, and why the wait is this long.

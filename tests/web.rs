@@ -449,6 +449,19 @@ async fn palettes_appear_with_their_swatches() {
     assert_eq!(items.length(), 4);
     assert!(text(&root, "palettes").unwrap().contains("Tide Pool"));
     assert_eq!(root.query_selector_all(".swatch").unwrap().length(), 16);
+    // Painted by the fill attribute, which no style-src blocks: the computed fill is a colour.
+    let rect = root.query_selector(".swatch rect").unwrap().unwrap();
+    let fill = web_sys::window()
+        .unwrap()
+        .get_computed_style(&rect)
+        .unwrap()
+        .unwrap()
+        .get_property_value("fill")
+        .unwrap();
+    assert!(
+        fill.starts_with("rgb("),
+        "the first swatch is painted: {fill}"
+    );
     assert!(text(&root, "trace")
         .unwrap()
         .contains("Retry-After missing (cross-origin"));
@@ -619,6 +632,17 @@ async fn the_live_region_says_the_wait_once_and_then_the_outcome() {
     assert_eq!(
         said,
         "Waiting before attempt 2 of 3. The service asked for 8 s."
+    );
+    // Heard, not seen: the region takes a pixel of the screen, whatever it says.
+    let region: web_sys::HtmlElement = root
+        .query_selector("[data-testid=announce]")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    assert_eq!(
+        (region.offset_width(), region.offset_height()),
+        (1, 1),
+        "the live region is visually hidden"
     );
     sleep(Duration::from_millis(2_100)).await;
     tick().await;
