@@ -231,6 +231,9 @@ pub fn PaletteGrid(
                 .collect_view()}
         </ul>
     }
+    // Erased here, the screen's deepest branch: nested in an app's routes, the whole type would
+    // pass the compiler's default recursion limit when the app builds for `hydrate`.
+    .into_any()
 }
 
 /// One swatch, one element either way: a square whose `fill` (a presentation attribute, so a
