@@ -98,6 +98,17 @@ install_playwright() {
   export PLAYWRIGHT_CORE="$dir"
 }
 
+# axe-core for the end-to-end tests' accessibility checks (evaluated in the page by playwright).
+install_axe() {
+  local dir="$root/target/tools/node_modules/axe-core"
+  if ! grep -q '"version": "4.14.1"' "$dir/package.json" 2>/dev/null; then
+    say "installing axe-core 4.14.1"
+    mkdir -p "$root/target/tools"
+    npm install --prefix "$root/target/tools" --no-audit --no-fund --silent axe-core@4.14.1
+  fi
+  export AXE_CORE="$dir"
+}
+
 # Starts the scenario API in the background with the given arguments (add --port, --fixtures,
 # --static, --stop-after: it should stop by itself). Waits until it listens; sets SCENARIO_API
 # to its URL and SCENARIO_API_PID.

@@ -5,11 +5,13 @@
 # (core, model, fixtures, properties, server-side rendering, the replay tool, the scenario API,
 # doc tests); the outside fixtures, where ../shared/fixtures exists; the wasm tests in headless
 # Chromium (core and fixtures, then the runtime and components in real time against the
-# scenario API), then the same in headless Firefox; then the end-to-end test of the release
-# build. Installs what is missing first.
+# scenario API), then the same in headless Firefox; then the end-to-end tests of the demo's
+# release build and of the SSR example (rendered by its server, hydrated, under a strict CSP),
+# with axe-core on every page they reach. Installs what is missing first.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/install.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/sizes.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/ssr-example.sh"
 cd "$root"
 
 install_wasm_target
@@ -20,6 +22,7 @@ install_firefox
 install_trunk
 install_wasm_opt
 install_playwright
+install_axe
 trap stop_scenario_api EXIT
 
 say "cargo fmt --check"
@@ -28,6 +31,9 @@ say "clippy (native)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 say "clippy (wasm32)"
 cargo clippy --workspace --exclude scenario-api --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
+say "clippy (the SSR example: its server with ssr, its browser side with hydrate)"
+cargo clippy --locked -p palette-list-ssr --features ssr -- -D warnings
+cargo clippy --locked -p palette-list-ssr --lib --target wasm32-unknown-unknown --features hydrate -- -D warnings
 
 say "docs: every public item documented, no broken link"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked -p palette-list -p palette-list-model
@@ -81,10 +87,13 @@ say "the same wasm tests in headless Firefox (ESR), against the same scenario AP
 WASM_BINDGEN_TEST_TIMEOUT=1200 wasm-pack test --headless --firefox -- --locked
 stop_scenario_api
 
-say "end to end: the release build in Chromium"
+say "end to end: the demo's release build, and the SSR example (server + hydrate), in Chromium"
 trunk build --release --offline
+build_ssr_example "$root/target/ssr-site"
 start_scenario_api --port 0 --stop-after 600 --static dist --fixtures tests/fixtures/schedules.json \
   --fixtures tests/fixtures/bodies.json
-E2E_URL="$SCENARIO_API" E2E_SHOTS="$root/target/screenshots" node --test tests/e2e/
+E2E_URL="$SCENARIO_API" E2E_SHOTS="$root/target/screenshots" \
+  SSR_SERVER="$root/target/debug/palette-list-ssr" SSR_SITE="$root/target/ssr-site" \
+  SSR_OUTPUT_NAME="$SSR_OUTPUT_NAME" node --test tests/e2e/
 stop_scenario_api
 say "all checks passed"

@@ -1,0 +1,137 @@
+//! The rate-limited API the app's screens read, served beside the app:
+//!
+//! - `GET /api/palettes?collection=NAME`: a collection, at most `quota` answers a window of
+//!   `window`; past that, `429` with `Retry-After` (whole seconds to the window's end). The
+//!   first window opens at the first request, already spent, as a quota other clients used up.
+//! - `GET /api/log`: every request so far: its collection, its status, and whether it carried
+//!   the app's key (`as_expected`, `missing` or `other`), never the key itself.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::app::{API_KEY, KEY_HEADER};
+
+/// The API's routes, at most `quota` answers every `window`.
+pub fn router<S: Clone + Send + Sync + 'static>(quota: u32, window: Duration) -> Router<S> {
+    let api = Arc::new(Api {
+        limit: Mutex::new(Limit {
+            quota,
+            window,
+            opened: None,
+            used: 0,
+        }),
+        log: Mutex::new(Vec::new()),
+    });
+    Router::new()
+        .route("/api/palettes", get(palettes))
+        .route("/api/log", get(log))
+        .with_state(api)
+}
+
+struct Api {
+    limit: Mutex<Limit>,
+    log: Mutex<Vec<Value>>,
+}
+
+/// A fixed window: `quota` answers from `opened` to `opened + window`.
+struct Limit {
+    quota: u32,
+    window: Duration,
+    opened: Option<Instant>,
+    used: u32,
+}
+
+impl Limit {
+    /// Admits a request arriving `now`, or says how long until the window with room opens.
+    fn admit(&mut self, now: Instant) -> Result<(), Duration> {
+        // The first window opens with the first request, spent.
+        let opened = *self.opened.get_or_insert_with(|| {
+            self.used = self.quota;
+            now
+        });
+        let windows = now.duration_since(opened).as_nanos() / self.window.as_nanos();
+        if windows > 0 {
+            let passed = u32::try_from(windows).unwrap_or(u32::MAX);
+            self.opened = Some(opened + self.window * passed);
+            self.used = 0;
+        }
+        if self.used < self.quota {
+            self.used += 1;
+            return Ok(());
+        }
+        let opened = self.opened.unwrap_or(opened);
+        Err(self.window.saturating_sub(now.duration_since(opened)))
+    }
+}
+
+#[derive(Deserialize)]
+struct Asked {
+    collection: Option<String>,
+}
+
+async fn palettes(
+    State(api): State<Arc<Api>>,
+    Query(asked): Query<Asked>,
+    headers: HeaderMap,
+) -> Response {
+    let key = match headers.get(KEY_HEADER) {
+        None => "missing",
+        Some(v) if v == API_KEY => "as_expected",
+        Some(_) => "other",
+    };
+    let collection = asked.collection.unwrap_or_default();
+    let admitted = api.limit.lock().unwrap().admit(Instant::now());
+    let response = match (admitted, palettes_of(&collection)) {
+        (_, None) => (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": format!("no collection {collection:?}: try coast, dune or harbour")})),
+        )
+            .into_response(),
+        (Err(wait), Some(_)) => {
+            let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            (
+                StatusCode::TOO_MANY_REQUESTS,
+                [(header::RETRY_AFTER, seconds.to_string())],
+                Json(json!({"error": "over the limit"})),
+            )
+                .into_response()
+        }
+        (Ok(()), Some(palettes)) => Json(palettes).into_response(),
+    };
+    api.log.lock().unwrap().push(json!({
+        "collection": collection,
+        "status": response.status().as_u16(),
+        "key": key,
+    }));
+    response
+}
+
+async fn log(State(api): State<Arc<Api>>) -> Json<Value> {
+    Json(Value::Array(api.log.lock().unwrap().clone()))
+}
+
+/// The example's data: three small collections.
+fn palettes_of(collection: &str) -> Option<Value> {
+    let palettes = match collection {
+        "coast" => json!([
+            {"id": "tide", "name": "Tide Pool", "colors": ["#0a3d62", "#3c6382", "#82ccdd"]},
+            {"id": "sand", "name": "Sandbar", "colors": ["#f8efba", "#e2c290", "#b8860b"]}
+        ]),
+        "dune" => json!([
+            {"id": "ridge", "name": "Ridge", "colors": ["#c2956b", "#8e6c4a", "#5d4037"]}
+        ]),
+        "harbour" => json!([
+            {"id": "quay", "name": "Quay", "colors": ["#2c3e50", "#95a5a6", "tomato"]}
+        ]),
+        _ => return None,
+    };
+    Some(json!({"collection": collection, "palettes": palettes}))
+}

@@ -1,0 +1,98 @@
+//! The server: renders the app with `leptos_axum`, serves the site's files (the hydrating
+//! wasm under `pkg/`) and the rate-limited API. Configured as any Leptos server is
+//! (`get_configuration(None)`: `LEPTOS_SITE_ADDR`, `LEPTOS_SITE_ROOT`, `LEPTOS_OUTPUT_NAME`, …).
+//! `--stop-after SECONDS` stops it by itself; `--quota N --window-s S` set the API's limit
+//! (default: 2 answers every 3 s).
+
+#[cfg(feature = "ssr")]
+#[tokio::main]
+async fn main() {
+    use std::time::Duration;
+
+    use axum::Router;
+    use leptos::prelude::*;
+    use leptos_axum::{generate_route_list, LeptosRoutes};
+    use palette_list_ssr::api;
+    use palette_list_ssr::app::{shell, App};
+
+    let args = Args::read().unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2);
+    });
+    let conf =
+        get_configuration(None).expect("the Leptos configuration is read from the environment");
+    let options = conf.leptos_options;
+    let routes = generate_route_list(App);
+    let app = Router::new()
+        .merge(api::router(args.quota, Duration::from_secs(args.window_s)))
+        .leptos_routes(&options, routes, {
+            let options = options.clone();
+            move || shell(options.clone())
+        })
+        .fallback(leptos_axum::file_and_error_handler(shell))
+        .with_state(options.clone());
+    let listener = tokio::net::TcpListener::bind(&options.site_addr)
+        .await
+        .unwrap_or_else(|e| panic!("cannot listen on {}: {e}", options.site_addr));
+    let addr = listener
+        .local_addr()
+        .expect("a bound listener has an address");
+    println!("listening on http://{addr}");
+    let stop = async move {
+        match args.stop_after {
+            Some(s) => tokio::time::sleep(Duration::from_secs(s)).await,
+            None => std::future::pending().await,
+        }
+    };
+    axum::serve(listener, app.into_make_service())
+        .with_graceful_shutdown(stop)
+        .await
+        .expect("the server runs");
+}
+
+/// The command line: `[--stop-after SECONDS] [--quota N] [--window-s S]`.
+#[cfg(feature = "ssr")]
+struct Args {
+    stop_after: Option<u64>,
+    quota: u32,
+    window_s: u64,
+}
+
+#[cfg(feature = "ssr")]
+impl Args {
+    fn read() -> Result<Args, String> {
+        let mut args = Args {
+            stop_after: None,
+            quota: 2,
+            window_s: 3,
+        };
+        let mut words = std::env::args().skip(1);
+        while let Some(flag) = words.next() {
+            let value = words
+                .next()
+                .ok_or_else(|| format!("{flag} needs a value"))?;
+            let number = |min: u64| match value.parse::<u64>() {
+                Ok(n) if n >= min => Ok(n),
+                _ => Err(format!(
+                    "{flag} {value:?}: give a whole number, at least {min}"
+                )),
+            };
+            match flag.as_str() {
+                "--stop-after" => args.stop_after = Some(number(1)?),
+                "--quota" => args.quota = u32::try_from(number(1)?).map_err(|e| e.to_string())?,
+                "--window-s" => args.window_s = number(1)?,
+                other => {
+                    return Err(format!(
+                        "unknown argument {other:?} (expected --stop-after, --quota, --window-s)"
+                    ))
+                }
+            }
+        }
+        Ok(args)
+    }
+}
+
+#[cfg(not(feature = "ssr"))]
+fn main() {
+    eprintln!("The server: build it with --features ssr (the lib is hydrated in the browser).");
+}
