@@ -165,6 +165,7 @@ fn ScenarioScreen(cases: Vec<Case>) -> impl IntoView {
     };
     view! {
         <div class="screen">
+            <h1>"One screen"</h1>
             <form class="picker" on:submit=move |ev| {
                 ev.prevent_default();
                 load();
@@ -217,7 +218,7 @@ fn ScenariosPage() -> impl IntoView {
         view! {
             <table class="scenarios" data-testid="scenarios">
                 <thead>
-                    <tr><th>"Case"</th><th>"What happens"</th><th>"Expected"</th><th></th></tr>
+                    <tr><th>"Case"</th><th>"What happens"</th><th>"Expected"</th><th>"Play"</th></tr>
                 </thead>
                 <tbody>
                     {all

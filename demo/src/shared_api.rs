@@ -160,6 +160,7 @@ fn SharedApi(
     let base_for_lists = StoredValue::new(base);
     view! {
         <div class="screen shared-api">
+            <h1>"Shared API"</h1>
             <p class="notice">
                 "One API, three requests per 10-second window, shared by every screen here (and "
                 "by this page in another tab). Mount a few and watch the page hold back."

@@ -4,10 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const { chromium } = require(process.env.PLAYWRIGHT_CORE ?? 'playwright-core');
+import { launch, assertAccessible } from './browser.mjs';
 
 const BASE = process.env.E2E_URL;
 const SHOTS = process.env.E2E_SHOTS ?? 'target/screenshots';
@@ -15,15 +12,7 @@ assert.ok(BASE, 'E2E_URL is not set: run the end-to-end test with scripts/test.s
 mkdirSync(SHOTS, { recursive: true });
 
 let browser;
-before(async () => {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: [
-      '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic',
-      '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    ],
-  });
-});
+before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -68,10 +57,12 @@ test('Schedule A: the countdown, then the palettes, three requests on the wire',
   assert.equal(await p.getByTestId('wait-reason').textContent(), 'The service asked for 3 s.');
   await p.locator('details.trace summary').click();
   await p.screenshot({ path: `${SHOTS}/waiting.png` });
+  await assertAccessible(p, 'One screen, waiting, the trace open');
   await p.getByTestId('palettes').waitFor({ timeout: 20000 });
   assert.equal(await p.getByTestId('palette').count(), 4);
   assertSummary(await p.getByTestId('loaded-summary').textContent(), 200, 3, 14);
   await p.screenshot({ path: `${SHOTS}/loaded.png` });
+  await assertAccessible(p, 'One screen, loaded');
   assert.equal((await latestRun('schedule-a-seconds')).requests, 3);
   await p.close();
 });
@@ -105,6 +96,7 @@ test('navigating away mid-wait: nothing more reaches the server', async () => {
   // The About page's figures are the default policy's, read from RetryPolicy::new().
   assert.match(await p.getByTestId('about-budget').textContent(),
     /: 20 seconds from the first attempt's start, at most 3 attempts, 4 seconds reserved for each/);
+  await assertAccessible(p, 'About');
   // The retry would have gone out about 8 s after the countdown appeared.
   await sleep(9000 - (Date.now() - t0));
   const run = await latestRun('user-leaves-while-waiting');
@@ -134,6 +126,7 @@ test('a wait that cannot fit: the SPEC message, on a desktop and a phone', async
     );
     assertSummary(await p.getByTestId('stop-last-response').textContent(), 429, 1, 2);
     await p.screenshot({ path: `${SHOTS}/${name}.png` });
+    await assertAccessible(p, `One screen, stopped (${name})`);
     await p.close();
   }
   assert.equal((await latestRun('wait-exceeds-budget')).requests, 1);
@@ -149,6 +142,7 @@ test('the scenarios page: client trace and server requests side by side', async 
   await sleep(700);
   assert.equal(await p.locator('[data-testid=server-requests] tbody tr').count(), 3);
   await p.screenshot({ path: `${SHOTS}/scenarios.png` });
+  await assertAccessible(p, 'Scenarios, a case played');
   await p.close();
 });
 
@@ -190,6 +184,7 @@ test('the shared API: five identical screens send one request, and the ledger is
     /^This API's quota is used up; the service said it resets in \d+ s\.$/);
   assert.match(await p.getByTestId('server-count').textContent(), /^3 requests reached the API: 3 admitted, 0 refused\.$/);
   await p.screenshot({ path: `${SHOTS}/shared-api.png` });
+  await assertAccessible(p, 'Shared API, eight screens, one held back');
   await p.close();
 });
 
