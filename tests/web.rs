@@ -1190,18 +1190,44 @@ async fn try_again_from_one_screen_reads_again_for_all_and_coalescing_can_be_off
     assert_eq!(limit_saw(&base).await.len(), 7);
 }
 
+/// Another tab of this origin, as far as the page can tell: a second channel of the crate's
+/// name, and every message it has heard. Closed when dropped.
+struct OtherTab {
+    channel: web_sys::BroadcastChannel,
+    heard: Rc<RefCell<Vec<String>>>,
+    _listener: wasm_bindgen::closure::Closure<dyn Fn(web_sys::MessageEvent)>,
+}
+
+impl OtherTab {
+    fn open() -> Self {
+        let channel = web_sys::BroadcastChannel::new(palette_list::runtime::CHANNEL).unwrap();
+        let heard = Rc::new(RefCell::new(Vec::<String>::new()));
+        let sink = heard.clone();
+        let listener = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::MessageEvent)>::new(
+            move |e: web_sys::MessageEvent| sink.borrow_mut().extend(e.data().as_string()),
+        );
+        channel.set_onmessage(Some(listener.as_ref().unchecked_ref()));
+        OtherTab {
+            channel,
+            heard,
+            _listener: listener,
+        }
+    }
+}
+
+impl Drop for OtherTab {
+    fn drop(&mut self) {
+        self.channel.close();
+    }
+}
+
 #[wasm_bindgen_test]
 async fn blocks_cross_to_other_tabs_and_back() {
-    use wasm_bindgen::closure::Closure;
-    // Another tab of this origin, as far as the page can tell: a second channel of that name.
-    let tab = web_sys::BroadcastChannel::new(palette_list::runtime::CHANNEL).unwrap();
-    let heard = Rc::new(RefCell::new(Vec::<String>::new()));
-    let sink = heard.clone();
-    let on_message =
-        Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            sink.borrow_mut().extend(e.data().as_string());
-        });
-    tab.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    let OtherTab {
+        channel: tab,
+        heard,
+        ..
+    } = &OtherTab::open();
 
     // A 429 here reaches the other tab: its scope, and its end on the wall clock.
     let base = post_limit("quota=1&window_s=3&spent=1").await;
@@ -1266,7 +1292,6 @@ async fn blocks_cross_to_other_tabs_and_back() {
     let block = palette_list::runtime::scope_state(&scope).block.unwrap();
     assert_eq!(block.cause, palette_list::budget::BlockCause::QuotaSpent);
     assert!(block.until > now() + Duration::from_secs(4));
-    tab.close();
 }
 
 /// A token no other text on the page could contain by chance.
@@ -1274,16 +1299,8 @@ const MARKED: &str = "tok-7c1e-MARKED-d0c2";
 
 #[wasm_bindgen_test]
 async fn a_header_goes_out_on_every_attempt_and_its_value_nowhere_else() {
-    use wasm_bindgen::closure::Closure;
     // Another tab, to hear what this page tells the others.
-    let tab = web_sys::BroadcastChannel::new(palette_list::runtime::CHANNEL).unwrap();
-    let heard = Rc::new(RefCell::new(Vec::<String>::new()));
-    let sink = heard.clone();
-    let on_message =
-        Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            sink.borrow_mut().extend(e.data().as_string());
-        });
-    tab.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    let OtherTab { heard, .. } = &OtherTab::open();
 
     let case = case("quick-429s-then-palettes");
     let bearer = format!("Bearer {MARKED}");
@@ -1346,7 +1363,6 @@ async fn a_header_goes_out_on_every_attempt_and_its_value_nowhere_else() {
         .map(|r| r.authorization)
         .collect();
     assert_eq!(sent, ["as_expected"; 3]);
-    tab.close();
 }
 
 #[wasm_bindgen_test]
