@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use crate::budget::{seconds_text, words, Event, Precision, RetryPolicy, StopReport, WaitReason};
 use crate::palettes::{palettes_url, CssColor, Palette, PaletteCollection};
 use crate::request::ReadRequest;
-use crate::runtime::{use_budgeted_read, BudgetedRead, ReadState};
+use crate::runtime::{use_budgeted_read, BudgetedRead, ReadData, ReadState};
 use crate::timeline::Timeline as Drawing;
 
 /// The Palette List screen: reads `{api_base}/palettes?collection={collection}` under a finite
@@ -97,7 +97,7 @@ pub fn ReadStatus<T, F, V>(
     loaded: F,
 ) -> impl IntoView
 where
-    T: Clone + Send + Sync + 'static,
+    T: ReadData,
     F: Fn(T, StopReport) -> V + Send + Sync + 'static,
     V: IntoView + 'static,
 {
@@ -152,7 +152,7 @@ pub fn Announcer<T>(
     read: BudgetedRead<T>,
 ) -> impl IntoView
 where
-    T: Clone + Send + Sync + 'static,
+    T: ReadData,
 {
     let region = NodeRef::<leptos::html::Div>::new();
     let said = RwSignal::new(String::new());
@@ -325,7 +325,7 @@ pub fn TracePanel<T>(
     open: bool,
 ) -> impl IntoView
 where
-    T: Clone + Send + Sync + 'static,
+    T: ReadData,
 {
     view! {
         <details class="trace" open=open>
@@ -366,7 +366,7 @@ pub fn Timeline<T>(
     id: String,
 ) -> impl IntoView
 where
-    T: Clone + Send + Sync + 'static,
+    T: ReadData,
 {
     // The elapsed time now, in the countdown's whole-second steps, while waiting.
     let now = Memo::new(move |_| {

@@ -1454,3 +1454,66 @@ async fn a_new_request_stops_the_old_read_on_the_wire_and_starts_one_new_read() 
     );
     assert_eq!(server_saw(&last).await, ["answered"; 3]);
 }
+
+/// Mounts a read of `url` that sends `Authorization: key` on `scope`, showing how many palettes
+/// came.
+fn keyed_screen(url: &str, key: &str, scope: &str) -> (web_sys::HtmlElement, impl Drop) {
+    let root = fresh_element();
+    let request = ReadRequest::get(url).with_header("Authorization", key);
+    let policy = RetryPolicy::new().with_scope(scope.to_owned());
+    let handle = mount_to(root.clone(), move || {
+        let read = use_budgeted_read(request, policy, PaletteCollection::from_json);
+        view! {
+            <palette_list::ReadStatus
+                read
+                loaded=|c: PaletteCollection, _| {
+                    view! { <p data-testid="count">{c.palettes.len()}</p> }
+                }
+            />
+        }
+    });
+    (root, handle)
+}
+
+#[wasm_bindgen_test]
+async fn reads_that_differ_only_in_a_header_are_two_reads() {
+    let base = post_limit("quota=10&window_s=60&answer_ms=300").await;
+    let url = palettes_url(&base, "coast");
+    // Mounted together, while the first is in flight: the same key joins, another does not.
+    let screens = [
+        keyed_screen(&url, "Bearer a", &base),
+        keyed_screen(&url, "Bearer a", &base),
+        keyed_screen(&url, "Bearer b", &base),
+    ];
+    for (root, _) in &screens {
+        wait_for(Duration::from_secs(3), "the palettes", || {
+            text(root, "count")
+        })
+        .await;
+    }
+    assert_eq!(limit_saw(&base).await.len(), 2, "one request per key");
+}
+
+#[wasm_bindgen_test]
+async fn data_that_is_neither_send_nor_sync_is_read_in_the_browser() {
+    // An Rc: what a browser app may hold, and no server could.
+    let base = post_limit("quota=5&window_s=60").await;
+    let url = palettes_url(&base, "coast");
+    let root = fresh_element();
+    let _mounted = mount_to(root.clone(), move || {
+        let read = use_budgeted_read(
+            ReadRequest::get(url.clone()),
+            RetryPolicy::new().with_scope(url.clone()),
+            |body| PaletteCollection::from_json(body).map(Rc::new),
+        );
+        let loaded = |c: Rc<PaletteCollection>, _: StopReport| {
+            view! { <p data-testid="count">{c.palettes.len()}</p> }
+        };
+        view! { <palette_list::ReadStatus read loaded /> }
+    });
+    let count = wait_for(Duration::from_secs(3), "the palettes", || {
+        text(&root, "count")
+    })
+    .await;
+    assert_eq!(count, "4");
+}

@@ -17,7 +17,7 @@ use super::origin::origin;
 use super::page::{self, Carrier};
 use super::screens::{next_screen, Screens};
 use super::time::{now, timer_ms, wall_clock};
-use super::{ReadRequest, ReadState, View};
+use super::{ReadData, ReadRequest, ReadState, View};
 use crate::budget::{
     next_change, BodyProblem, Outcome, Phase, ReadId, RetryPolicy, Step, TraceEvent,
     TransportFailure,
@@ -41,7 +41,7 @@ impl<T: 'static> Copy for Driver<T> {}
 
 impl<T> Driver<T>
 where
-    T: Clone + Send + Sync + 'static,
+    T: ReadData,
 {
     /// Sets the read up in the current component: the screen shows the read of `request`'s
     /// value, joined where an identical read is still loading or waiting on the page (unless
@@ -143,7 +143,7 @@ impl<T: 'static> Screen<T> {
 
 impl<T> Screen<T>
 where
-    T: Clone + Send + Sync + 'static,
+    T: ReadData,
 {
     /// The request changed: the screen shows the read of the new one (joined, or new and
     /// started) and leaves the last, which stops as moved on if no other screen shows it.
@@ -254,7 +254,7 @@ impl<T: 'static> Drop for Run<T> {
 
 fn start<T>(shared: &Rc<Shared<T>>)
 where
-    T: Clone + Send + Sync + 'static,
+    T: ReadData,
 {
     let generation = shared.owned.get() + 1;
     shared.owned.set(generation);
@@ -293,7 +293,7 @@ fn leave<T>(shared: &Rc<Shared<T>>) {
 
 impl<T> Carrier for Run<T>
 where
-    T: Clone + Send + Sync + 'static,
+    T: ReadData,
 {
     fn carry_out(self: Rc<Self>, step: Step) {
         let Some(shared) = self.shared.upgrade() else {
@@ -375,7 +375,7 @@ where
 /// Arms the countdown's next refresh: when the whole seconds shown before `until` next change
 /// (every screen's `clock` signal is written then, and only then). `None` once it shows its
 /// last second.
-fn countdown_tick<T: Clone + Send + Sync + 'static>(
+fn countdown_tick<T: ReadData>(
     shared: Weak<Shared<T>>,
     run: Weak<Run<T>>,
     until: Duration,
@@ -395,7 +395,7 @@ fn countdown_tick<T: Clone + Send + Sync + 'static>(
 /// Attempt on the wire, and its answer to the page (the ledger first, by the page's rule).
 async fn attempt<T>(shared: Rc<Shared<T>>, run: Rc<Run<T>>, controller: AbortController)
 where
-    T: Clone + Send + Sync + 'static,
+    T: ReadData,
 {
     let limit = shared.policy.max_body_bytes();
     let answer = fetch(&shared.request, limit, &*shared.read, &controller).await;

@@ -129,6 +129,31 @@ pub enum Misconfigured {
     Request(#[from] RequestError),
 }
 
+/// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
+/// the server also `Send + Sync`, since a server may render on any of its threads. In the
+/// browser (`csr`, `hydrate`) nothing more: data that holds an `Rc` is fine.
+#[cfg(target_arch = "wasm32")]
+pub trait ReadData: Clone + 'static {}
+#[cfg(target_arch = "wasm32")]
+impl<T: Clone + 'static> ReadData for T {}
+
+/// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
+/// the server also `Send + Sync`, since a server may render on any of its threads. In the
+/// browser (`csr`, `hydrate`) nothing more: data that holds an `Rc` is fine.
+#[cfg(not(target_arch = "wasm32"))]
+pub trait ReadData: Clone + Send + Sync + 'static {}
+#[cfg(not(target_arch = "wasm32"))]
+impl<T: Clone + Send + Sync + 'static> ReadData for T {}
+
+/// Where a read's state signal keeps its value: on the page's one thread in the browser, so the
+/// data need not be `Send`; shared between threads on the server.
+#[cfg(target_arch = "wasm32")]
+pub type StateStorage = LocalStorage;
+/// Where a read's state signal keeps its value: on the page's one thread in the browser, so the
+/// data need not be `Send`; shared between threads on the server.
+#[cfg(not(target_arch = "wasm32"))]
+pub type StateStorage = SyncStorage;
+
 impl<T> ReadState<T> {
     /// Whether an action is still running (loading, waiting or queued), so it can be cancelled.
     pub fn is_running(&self) -> bool {
@@ -142,7 +167,7 @@ impl<T> ReadState<T> {
 /// A budgeted `GET` of JSON, as reactive state plus its controls. Cheap to copy.
 pub struct BudgetedRead<T: 'static> {
     /// What to show now.
-    pub state: ReadSignal<ReadState<T>>,
+    pub state: ReadSignal<ReadState<T>, StateStorage>,
     /// Changes whenever the current action's trace grows (or a new action starts): track it to
     /// redraw what [`trace`](Self::trace) shows.
     pub traced: ReadSignal<u64>,
@@ -159,10 +184,7 @@ impl<T: 'static> Clone for BudgetedRead<T> {
 
 impl<T: 'static> Copy for BudgetedRead<T> {}
 
-impl<T> BudgetedRead<T>
-where
-    T: Clone + Send + Sync + 'static,
-{
+impl<T: ReadData> BudgetedRead<T> {
     /// Starts a new action with a fresh budget (Try again). Leaves the current one first.
     pub fn try_again(&self) {
         self.driver.try_again();
@@ -204,7 +226,7 @@ pub fn use_budgeted_get<T>(
     policy: RetryPolicy,
 ) -> BudgetedRead<T>
 where
-    T: DeserializeOwned + Clone + Send + Sync + 'static,
+    T: DeserializeOwned + ReadData,
 {
     use_budgeted_read(request, policy, read_json::<T>)
 }
@@ -220,11 +242,11 @@ pub fn use_budgeted_read<T, R>(
     read: R,
 ) -> BudgetedRead<T>
 where
-    T: Clone + Send + Sync + 'static,
+    T: ReadData,
     R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static,
 {
     let view = View {
-        state: RwSignal::new(ReadState::Loading {
+        state: RwSignal::new_with_storage(ReadState::Loading {
             attempt: 1,
             of: policy.max_attempts(),
         }),
@@ -241,7 +263,7 @@ where
 
 /// What the runtime writes to; every write is `try_`, as the owner may be gone.
 struct View<T: 'static> {
-    state: RwSignal<ReadState<T>>,
+    state: RwSignal<ReadState<T>, StateStorage>,
     traced: RwSignal<u64>,
     clock: RwSignal<Duration>,
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use leptos::prelude::{Set, Update};
 
 use super::time::now;
-use super::{ReadState, View};
+use super::{ReadData, ReadState, View};
 
 thread_local! {
     /// The last screen id handed out on the page.
@@ -51,7 +51,7 @@ impl<T: 'static> Screens<T> {
     }
 }
 
-impl<T: Clone + Send + Sync + 'static> Screens<T> {
+impl<T: ReadData> Screens<T> {
     /// Screen `id` joins: it shows what the others show from now on.
     pub(super) fn join(&self, id: u64, view: View<T>) {
         if let Some(state) = self.shown.borrow().clone() {
