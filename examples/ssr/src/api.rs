@@ -88,23 +88,25 @@ async fn palettes(
         Some(_) => "other",
     };
     let collection = asked.collection.unwrap_or_default();
-    let admitted = api.limit.lock().unwrap().admit(Instant::now());
-    let response = match (admitted, palettes_of(&collection)) {
-        (_, None) => (
+    // An unknown collection is refused before the limit is asked: it spends no quota.
+    let response = match palettes_of(&collection) {
+        None => (
             StatusCode::NOT_FOUND,
             Json(json!({"error": format!("no collection {collection:?}: try coast, dune or harbour")})),
         )
             .into_response(),
-        (Err(wait), Some(_)) => {
-            let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-            (
-                StatusCode::TOO_MANY_REQUESTS,
-                [(header::RETRY_AFTER, seconds.to_string())],
-                Json(json!({"error": "over the limit"})),
-            )
-                .into_response()
-        }
-        (Ok(()), Some(palettes)) => Json(palettes).into_response(),
+        Some(palettes) => match api.limit.lock().unwrap().admit(Instant::now()) {
+            Ok(()) => Json(palettes).into_response(),
+            Err(wait) => {
+                let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    [(header::RETRY_AFTER, seconds.to_string())],
+                    Json(json!({"error": "over the limit"})),
+                )
+                    .into_response()
+            }
+        },
     };
     api.log.lock().unwrap().push(json!({
         "collection": collection,

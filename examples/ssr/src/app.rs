@@ -7,7 +7,9 @@ use leptos_router::components::{Route, Router, Routes, A};
 use leptos_router::hooks::use_query_map;
 use leptos_router::path;
 use palette_list::palettes::{palettes_url, PaletteCollection};
-use palette_list::{use_budgeted_read, PaletteList, PaletteListView, ReadRequest, TracePanel};
+use palette_list::{
+    use_budgeted_read, PaletteList, PaletteListView, ReadRequest, RetryPolicy, TracePanel,
+};
 
 /// The header this app's reads carry, and its value (a real app's would come from its session).
 pub const KEY_HEADER: &str = "X-Api-Key";
@@ -72,7 +74,7 @@ fn Palettes() -> impl IntoView {
     let request = Signal::derive(move || {
         ReadRequest::get(palettes_url("/api", &collection.read())).with_header(KEY_HEADER, API_KEY)
     });
-    let keyed = use_budgeted_read(request, Default::default(), PaletteCollection::from_json);
+    let keyed = use_budgeted_read(request, RetryPolicy::new(), PaletteCollection::from_json);
     let (clicks, set_clicks) = signal(0u32);
     view! {
         <h1>"Palettes"</h1>

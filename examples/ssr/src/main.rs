@@ -79,7 +79,10 @@ impl Args {
             };
             match flag.as_str() {
                 "--stop-after" => args.stop_after = Some(number(1)?),
-                "--quota" => args.quota = u32::try_from(number(1)?).map_err(|e| e.to_string())?,
+                "--quota" => {
+                    args.quota = u32::try_from(number(1)?)
+                        .map_err(|_| format!("{flag} {value:?}: at most {}", u32::MAX))?
+                }
                 "--window-s" => args.window_s = number(1)?,
                 other => {
                     return Err(format!(
