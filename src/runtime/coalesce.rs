@@ -41,12 +41,13 @@ impl ReadKey {
         policy: &RetryPolicy,
         reader: ReaderKind,
     ) -> Option<ReadKey> {
+        let reader = reader.0?;
         Some(ReadKey {
             scope,
             request: request.clone(),
             policy: policy.clone(),
             data: TypeId::of::<T>(),
-            reader: reader.0?,
+            reader,
         })
     }
 }
