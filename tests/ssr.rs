@@ -91,7 +91,8 @@ fn hostile_palette_data_stays_data() {
 #[test]
 fn the_runtime_has_the_same_items_on_the_server_and_they_are_inert() {
     use palette_list::budget::ScopeState;
-    use palette_list::runtime::{now, scope_state, use_budgeted_get, ReadRequest, CHANNEL};
+    use palette_list::runtime::{now, scope_state, use_budgeted_get, CHANNEL};
+    use palette_list::ReadRequest;
 
     let owner = Owner::new();
     owner.with(|| {

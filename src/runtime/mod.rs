@@ -37,7 +37,7 @@ use serde::de::DeserializeOwned;
 
 use crate::body::read_json;
 use crate::budget::{BodyProblem, PolicyError, RetryPolicy, StopReport, TraceEvent, WaitReason};
-pub use crate::request::{Credentials, ReadRequest, RequestError};
+use crate::request::{ReadRequest, RequestError};
 
 // In the browser, one file a job: a read's lifecycle and steps (`browser`), the page's one
 // `Page` and timer (`page`), the other tabs (`tabs`), identical reads shared (`coalesce`),
