@@ -87,26 +87,27 @@ install_wasm_opt() {
   export PATH="$bin:$PATH"
 }
 
+# Installs npm package NAME at VERSION under target/tools unless that version is there, and
+# exports its folder as VAR.
+install_npm_package() {
+  local name="$1" version="$2" var="$3"
+  local dir="$root/target/tools/node_modules/$name"
+  if ! grep -q "\"version\": \"$version\"" "$dir/package.json" 2>/dev/null; then
+    say "installing $name $version"
+    mkdir -p "$root/target/tools"
+    npm install --prefix "$root/target/tools" --no-audit --no-fund --silent "$name@$version"
+  fi
+  export "$var=$dir"
+}
+
 # playwright-core for the end-to-end test (it drives Debian's chromium; it downloads no browser).
 install_playwright() {
-  local dir="$root/target/tools/node_modules/playwright-core"
-  if ! grep -q '"version": "1.65.1"' "$dir/package.json" 2>/dev/null; then
-    say "installing playwright-core 1.65.1"
-    mkdir -p "$root/target/tools"
-    npm install --prefix "$root/target/tools" --no-audit --no-fund --silent playwright-core@1.65.1
-  fi
-  export PLAYWRIGHT_CORE="$dir"
+  install_npm_package playwright-core 1.65.1 PLAYWRIGHT_CORE
 }
 
 # axe-core for the end-to-end tests' accessibility checks (evaluated in the page by playwright).
 install_axe() {
-  local dir="$root/target/tools/node_modules/axe-core"
-  if ! grep -q '"version": "4.14.1"' "$dir/package.json" 2>/dev/null; then
-    say "installing axe-core 4.14.1"
-    mkdir -p "$root/target/tools"
-    npm install --prefix "$root/target/tools" --no-audit --no-fund --silent axe-core@4.14.1
-  fi
-  export AXE_CORE="$dir"
+  install_npm_package axe-core 4.14.1 AXE_CORE
 }
 
 # Starts the scenario API in the background with the given arguments (add --port, --fixtures,
