@@ -53,21 +53,20 @@ impl Limit {
     /// Admits a request arriving `now`, or says how long until the window with room opens.
     fn admit(&mut self, now: Instant) -> Result<(), Duration> {
         // The first window opens with the first request, spent.
-        let opened = *self.opened.get_or_insert_with(|| {
+        let mut opened = *self.opened.get_or_insert_with(|| {
             self.used = self.quota;
             now
         });
         let windows = now.duration_since(opened).as_nanos() / self.window.as_nanos();
         if windows > 0 {
-            let passed = u32::try_from(windows).unwrap_or(u32::MAX);
-            self.opened = Some(opened + self.window * passed);
+            opened += self.window * u32::try_from(windows).unwrap_or(u32::MAX);
+            self.opened = Some(opened);
             self.used = 0;
         }
         if self.used < self.quota {
             self.used += 1;
             return Ok(());
         }
-        let opened = self.opened.unwrap_or(opened);
         Err(self.window.saturating_sub(now.duration_since(opened)))
     }
 }
