@@ -1068,6 +1068,38 @@ async fn a_queued_screen_whose_turn_cannot_come_in_time_stops_without_a_request(
     assert_eq!(saw.len(), 1, "the late screen sent nothing: {saw:?}");
 }
 
+#[wasm_bindgen_test]
+async fn past_the_cap_on_waiting_reads_a_new_screen_stops_and_sends_nothing() {
+    // The API's window is spent, and resets in 10 s: the first screen's read waits it out.
+    let base = post_limit("quota=3&window_s=10&spent=3").await;
+    let policy = RetryPolicy::new()
+        .with_budget(Duration::from_secs(30))
+        .with_max_waiting(1);
+    let (first, _a) = embed(&base, "coast", policy.clone());
+    wait_for(Duration::from_secs(2), "the first 429", || {
+        text(&first, "wait-reason").filter(|t| t.contains("asked for 10 s"))
+    })
+    .await;
+    let (second, _b) = embed(&base, "harbour", policy);
+    let outcome = wait_for(Duration::from_secs(1), "the stop", || {
+        text(&second, "stop-outcome")
+    })
+    .await;
+    assert_eq!(outcome, "Stopped: too many reads are waiting on this API.");
+    assert_eq!(
+        text(&second, "stop-detail").unwrap(),
+        "1 read on this API is already waiting. This one would have been the next, so it was \
+         not started. No request was sent."
+    );
+    // At the server: the first screen's one request, and nothing from the second.
+    let saw = limit_saw(&base).await;
+    assert_eq!(
+        saw.iter().map(|r| (r.1.as_str(), r.2)).collect::<Vec<_>>(),
+        [("coast", 429)],
+        "{saw:?}"
+    );
+}
+
 /// `n` Palette List screens reading `url` under `policy`, mounted in one go (no tick between).
 fn screens_on(url: &str, policy: &RetryPolicy, n: usize) -> Vec<(web_sys::HtmlElement, impl Drop)> {
     (0..n)

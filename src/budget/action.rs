@@ -151,6 +151,33 @@ impl ReadAction {
         block: Option<ScopeBlock>,
         seed: u64,
     ) -> Result<Self, PolicyError> {
+        let mut action = Self::started(now, policy, block, seed)?;
+        action.start_or_wait_for_scope(now);
+        Ok(action)
+    }
+
+    /// An action that starts at `now` on a scope already holding `max` delayed reads, where it
+    /// would be one more ([`RetryPolicy::with_max_waiting`]): it stops at once, before any
+    /// request, and says so.
+    pub(crate) fn turned_away(
+        now: Duration,
+        policy: RetryPolicy,
+        max: u32,
+    ) -> Result<Self, PolicyError> {
+        let mut action = Self::started(now, policy, None, 0)?;
+        action.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Idle, |r| {
+            r.held_by = Some(HeldBy::Crowd { max });
+        });
+        Ok(action)
+    }
+
+    /// A valid action, its start traced, that has decided nothing yet.
+    fn started(
+        now: Duration,
+        policy: RetryPolicy,
+        block: Option<ScopeBlock>,
+        seed: u64,
+    ) -> Result<Self, PolicyError> {
         policy.validate()?;
         let mut action = Self {
             origin: now,
@@ -174,7 +201,6 @@ impl ReadAction {
                 attempt_cap: action.policy.attempt_cap(),
             },
         );
-        action.start_or_wait_for_scope(now);
         Ok(action)
     }
 
@@ -189,7 +215,7 @@ impl ReadAction {
         local_wall_clock: Option<SystemTime>,
     ) {
         let reading = response.read(local_wall_clock, self.policy.trust_local_clock());
-        self.receive(now, response, reading, None);
+        self.receive(now, response, reading, None, true);
     }
 
     /// A 2xx arrived at `now`, but its body could not be used; `problem` says why, never what
@@ -205,17 +231,19 @@ impl ReadAction {
         problem: BodyProblem,
     ) {
         let reading = response.read(local_wall_clock, self.policy.trust_local_clock());
-        self.receive(now, response, reading, Some(problem));
+        self.receive(now, response, reading, Some(problem), true);
     }
 
     /// A response arrived at `now`, already read (the page reads each response once, for its
-    /// ledger and for this action); `body` is what was wrong with a 2xx's body, if anything.
+    /// ledger and for this action); `body` is what was wrong with a 2xx's body, if anything;
+    /// `may_retry` is whether the scope's retry tokens allow a retry.
     pub(crate) fn receive(
         &mut self,
         now: Duration,
         response: &Response,
         reading: Reading,
         body: Option<BodyProblem>,
+        may_retry: bool,
     ) {
         let Some(attempt) = self.answer_arrived(now, Some(response.status)) else {
             return;
@@ -254,6 +282,11 @@ impl ReadAction {
             }
             (Class::NotRetried, _) => {
                 self.stop(now, Outcome::NonRetryableResponse, StoppedWhile::Idle)
+            }
+            (Class::Retry(_), _) if !may_retry => {
+                self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Idle, |r| {
+                    r.held_by = Some(HeldBy::RetryTokens);
+                })
             }
             (Class::Retry(hint), _) => self.plan_wait(now, hint, wall_clock),
         }
@@ -492,7 +525,15 @@ impl ReadAction {
                 note,
             },
         };
-        let wait = reason.asked().max(self.policy.min_wait());
+        let floor = self.policy.min_wait();
+        let listed = reason.asked().max(floor);
+        // Only a wait the client chose is drawn from; a server's delay is kept as it is. With
+        // full jitter the gate reads the floor, the least the draw can be.
+        let (wait, spread) = match reason {
+            WaitReason::Fallback { .. } if self.policy.full_jitter() => (floor, listed - floor),
+            WaitReason::Fallback { .. } => (listed, self.percent_of(listed)),
+            _ => (listed, Duration::ZERO),
+        };
 
         // The gate: ownership holds while we are here; attempts, then budget.
         if self.attempts >= self.policy.max_attempts() {
@@ -504,11 +545,7 @@ impl ReadAction {
                 r.requested_delay = reason.requested();
             });
         };
-        // Only a wait the client chose is jittered; a server's delay is kept as it is.
-        let jitter = match reason {
-            WaitReason::Fallback { .. } => self.jitter(wait, until),
-            _ => Duration::ZERO,
-        };
+        let jitter = self.jitter(spread, until);
         let until = until + jitter;
         // The scope's block is read after the action's own wait, so it only ever lengthens it.
         if let Some(block) = self.scope_block.filter(|b| b.until > until) {
@@ -583,7 +620,7 @@ impl ReadAction {
             cause: block.cause,
         };
         // Every read the block held back is released at its end: jitter spreads them.
-        let jitter = self.jitter(wait, block.until);
+        let jitter = self.jitter(self.percent_of(wait), block.until);
         self.begin_wait(now, block.until + jitter, jitter, reason);
     }
 
@@ -607,20 +644,26 @@ impl ReadAction {
         self.pending = Some(Step::Wait { until, reason });
     }
 
-    /// The jitter for a wait of `base` the client chose, ending at `until` (where the next
-    /// attempt fits): up to the policy's percent of `base`, at random, trimmed to what the
-    /// budget leaves, so it never costs an attempt.
-    fn jitter(&mut self, base: Duration, until: Duration) -> Duration {
+    /// The policy's added percent of a wait of `base` the client chose: the most jitter it
+    /// may get.
+    fn percent_of(&self, base: Duration) -> Duration {
         let percent = u64::from(self.policy.jitter_percent());
-        if percent == 0 {
-            return Duration::ZERO;
-        }
         let base_us = base
             .as_secs()
             .saturating_mul(1_000_000)
             .saturating_add(u64::from(base.subsec_micros()));
-        let most = base_us.saturating_mul(percent) / 100;
-        let drawn = Duration::from_micros(self.draw() % most.saturating_add(1));
+        Duration::from_micros(base_us.saturating_mul(percent) / 100)
+    }
+
+    /// The jitter for a wait ending at `until` (where the next attempt fits): drawn uniformly
+    /// from zero to `most`, to the microsecond, then trimmed to what the budget leaves, so it
+    /// never costs an attempt.
+    fn jitter(&mut self, most: Duration, until: Duration) -> Duration {
+        if most.is_zero() {
+            return Duration::ZERO;
+        }
+        let most_us = u64::try_from(most.as_micros()).unwrap_or(u64::MAX);
+        let drawn = Duration::from_micros(self.draw() % most_us.saturating_add(1));
         let slack = self
             .policy
             .budget()

@@ -54,8 +54,8 @@ pub use clock::{parse_date_header, receipt_clock, ClockSource};
 pub use http_date::{HttpDate, MIN_SECS as FIRST_HTTP_DATE};
 pub use page::{Page, PageEvent, ReadId};
 pub use policy::{
-    is_success, FittingAttempts, PolicyError, RetryPolicy, StatusSet, DEFAULT_FALLBACK_WAITS,
-    DEFAULT_MAX_BODY_BYTES,
+    is_success, FittingAttempts, PolicyError, Priority, RetryPolicy, RetryTokens, StatusSet,
+    DEFAULT_FALLBACK_WAITS, DEFAULT_MAX_BODY_BYTES,
 };
 pub use rate_limit::{IgnoredField, Quota, QuotaForm, RateLimitFields};
 pub use report::{
@@ -63,7 +63,7 @@ pub use report::{
 };
 pub use response::Response;
 pub use retry_after::{parse_retry_after, HeaderNote, InvalidRetryAfter, RetryAfter};
-pub use scope::ScopeState;
+pub use scope::{RetryPurse, ScopeState};
 pub use seconds::{next_change, seconds_text, Precision};
 pub(crate) use shown::quoted;
 pub use trace::{DropReason, Event, Failure, TraceEvent};

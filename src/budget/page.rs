@@ -5,6 +5,8 @@
 //! and carries out what [`Page::poll_event`] says, arming the one timer of
 //! [`Page::poll_timeout`]. The rules of their meeting are written once, in this file:
 //!
+//! - A 2xx refills its scope's retry tokens; a read with [`RetryTokens`](super::RetryTokens) may retry only while
+//!   a whole token is left, and a retry spends one.
 //! - An answer is read once, and reaches the ledger first. If it blocks its scope for longer,
 //!   every running read on the scope hears of the block (the answering one too), and only then
 //!   does the answering read decide.
@@ -18,7 +20,7 @@ use std::time::{Duration, SystemTime};
 
 use super::action::{Phase, ReadAction, Step};
 use super::block::ScopeBlock;
-use super::policy::{PolicyError, RetryPolicy};
+use super::policy::{is_success, PolicyError, RetryPolicy};
 use super::report::{BodyProblem, TransportFailure};
 use super::response::Response;
 use super::scope::{Place, ScopeLedger, ScopeState};
@@ -104,7 +106,9 @@ impl Page {
 
     /// A read starts at `now` on `scope` under `policy` (refused if the policy is invalid). If
     /// the scope is blocked, it waits for the block's end where its first attempt then fits,
-    /// and stops at once otherwise; if the policy limits the requests in flight, it queues.
+    /// and stops at once otherwise; if the policy limits the requests in flight, it queues. If
+    /// it is delayed so and its scope already has the policy's
+    /// [`max_waiting`](RetryPolicy::max_waiting) reads delayed, it stops at once.
     /// `seed` is where its jitter is drawn from: a random number in a browser, so reads held
     /// back together return apart; any fixed number in a test or a replay.
     pub fn handle_start(
@@ -115,7 +119,13 @@ impl Page {
         seed: u64,
     ) -> Result<ReadId, PolicyError> {
         let block = self.ledger.poll_block(now, scope);
-        let action = ReadAction::start_under(now, policy, block, seed)?;
+        let crowded = policy.max_waiting().filter(|&max| {
+            self.ledger.delayed(scope) >= max && self.ledger.would_delay(now, scope, &policy)
+        });
+        let action = match crowded {
+            Some(max) => ReadAction::turned_away(now, policy, max)?,
+            None => ReadAction::start_under(now, policy, block, seed)?,
+        };
         self.last_id += 1;
         let id = ReadId(self.last_id);
         self.reads.push(Entry {
@@ -145,9 +155,14 @@ impl Page {
         let Some(i) = self.index(read) else {
             return;
         };
-        let trust = self.reads[i].action.policy().trust_local_clock();
+        let policy = self.reads[i].action.policy();
+        let (trust, tokens) = (policy.trust_local_clock(), policy.retry_tokens());
         let reading = response.read(local_wall_clock, trust);
         let scope = &self.reads[i].scope;
+        if is_success(response.status) {
+            self.ledger.refill(scope);
+        }
+        let may_retry = tokens.is_none_or(|t| self.ledger.may_retry(scope, t));
         if let Some(block) = self.ledger.learn(now, scope, response.status, &reading) {
             self.events.push(PageEvent::Blocked {
                 scope: scope.clone(),
@@ -155,9 +170,14 @@ impl Page {
             });
             self.tell(now, i, block);
         }
-        self.reads[i]
+        let entry = &mut self.reads[i];
+        entry
             .action
-            .receive(now, response, reading, body.err());
+            .receive(now, response, reading, body.err(), may_retry);
+        // An answer that leaves the read running leaves it waiting for a retry.
+        if let (Some(t), false) = (tokens, *entry.action.phase() == Phase::Stopped) {
+            self.ledger.spend_retry(&entry.scope, t);
+        }
         self.moved(i);
         self.grant(now, i);
     }
@@ -283,10 +303,12 @@ impl Page {
         let (place, limit) = match *entry.action.phase() {
             Phase::InFlight { .. } => (Place::InFlight, 0),
             Phase::Queued { limit, .. } => (Place::Queued, limit),
-            Phase::Waiting { .. } | Phase::Stopped => (Place::Unplaced, 0),
+            Phase::Waiting { .. } => (Place::Waiting, 0),
+            Phase::Stopped => (Place::Unplaced, 0),
         };
+        let priority = entry.action.policy().priority();
         self.ledger
-            .set_place(&entry.scope, entry.id.0, place, limit);
+            .set_place(&entry.scope, entry.id.0, place, limit, priority);
     }
 
     /// Every running read on read `on`'s scope hears of its longer block, in the order they

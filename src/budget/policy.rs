@@ -89,6 +89,10 @@ impl fmt::Debug for StatusSet {
 /// | fallback waits (Retry-After missing or invalid) | 2 s, then 4 s (the last repeats) |
 /// | trust the local wall clock to read a `Retry-After` date | yes |
 /// | largest body read, in bytes ([`DEFAULT_MAX_BODY_BYTES`]) | 1 MiB |
+/// | jitter: added percent / full jitter on fallback waits | 0 % / off |
+/// | retry tokens shared by the scope ([`RetryTokens`]) | off |
+/// | delayed reads on the scope at once ([`with_max_waiting`](Self::with_max_waiting)) | no cap |
+/// | priority in the scope's queue | [`Priority::Interactive`] |
 ///
 /// ```
 /// use std::time::Duration;
@@ -112,8 +116,49 @@ pub struct RetryPolicy {
     max_body_bytes: u64,
     scope: Option<Cow<'static, str>>,
     jitter_percent: u32,
+    full_jitter: bool,
     coalesce: bool,
     in_flight_limit: Option<u32>,
+    retry_tokens: Option<RetryTokens>,
+    max_waiting: Option<u32>,
+    priority: Priority,
+}
+
+/// Which reads a scope's queue serves first ([`RetryPolicy::with_priority`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Priority {
+    /// Someone is looking at it: served before every background read (the default).
+    #[default]
+    Interactive,
+    /// Prefetching, refreshing, paging through: served when no interactive read is queued.
+    Background,
+}
+
+/// A retry budget shared by every read on one scope, after gRPC's retry throttling and
+/// Finagle's `RetryBudget`: retries (never first attempts) spend tokens that successes earn
+/// back, so a fleet of clients stops multiplying its load on a service that keeps refusing.
+///
+/// The scope's purse starts full, at `max` tokens. Each retry spends one; each 2xx on the
+/// scope earns back `refill_percent` % of one, up to `max`. A read whose answer asks for a
+/// retry when less than one whole token is left stops as `budget_exhausted` and says why.
+/// `RetryTokens::new(10, 10)` allows 10 retries at once, then about one retry per 10 successes:
+/// gRPC's `maxTokens 10, tokenRatio 0.1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryTokens {
+    /// The most tokens the purse holds, and what it starts with.
+    pub max: u32,
+    /// The percent of one token each success earns back.
+    pub refill_percent: u32,
+}
+
+impl RetryTokens {
+    /// A purse of `max` tokens, refilled by `refill_percent` % of one per success.
+    pub const fn new(max: u32, refill_percent: u32) -> Self {
+        Self {
+            max,
+            refill_percent,
+        }
+    }
 }
 
 impl RetryPolicy {
@@ -130,8 +175,12 @@ impl RetryPolicy {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             scope: None,
             jitter_percent: 0,
+            full_jitter: false,
             coalesce: true,
             in_flight_limit: None,
+            retry_tokens: None,
+            max_waiting: None,
+            priority: Priority::Interactive,
         }
     }
 
@@ -198,6 +247,21 @@ impl RetryPolicy {
         self
     }
 
+    /// Full jitter on the waits the client picks when `Retry-After` is missing or invalid
+    /// (default `false`): the wait after attempt `n` is drawn uniformly between the local floor
+    /// and the `n`th fallback wait, which is the ceiling of the draw (`2 s`, then `4 s` by
+    /// default), instead of being that wait exactly. It replaces the added percent on those
+    /// waits; a scope's block still gets the percent. A server's delay is never drawn from,
+    /// and the draw is trimmed to what the budget leaves, so it never costs an attempt.
+    ///
+    /// The draw starts at the floor, not at zero as in the textbook `uniform(0, cap)`: a draw
+    /// below the floor would be raised to it, sending a share of the fleet back together at
+    /// exactly the floor.
+    pub const fn with_full_jitter(mut self, full: bool) -> Self {
+        self.full_jitter = full;
+        self
+    }
+
     /// Whether screens that read the same URL on the same scope, under the same policy, while
     /// one read of it is loading or waiting, share that read: one request on the wire, every
     /// screen showing the same state (default `true`). Turn it off for a read whose freshness
@@ -216,6 +280,33 @@ impl RetryPolicy {
     /// share blocks, not places. At least 1.
     pub const fn with_in_flight_limit(mut self, n: u32) -> Self {
         self.in_flight_limit = Some(n);
+        self
+    }
+
+    /// Retries of this read draw on its scope's shared purse of retry tokens ([`RetryTokens`];
+    /// default: off, every retry the budget fits is sent). The first read on a scope with
+    /// tokens sets the scope's purse; every success on the scope refills it, and only reads
+    /// with tokens spend from it.
+    pub const fn with_retry_tokens(mut self, tokens: RetryTokens) -> Self {
+        self.retry_tokens = Some(tokens);
+        self
+    }
+
+    /// At most `n` reads on the scope delayed at once, waiting or queued (default: no cap), as
+    /// the seed's `max_delayed_requests`. A new read that would be the next one delayed stops
+    /// at its start as `budget_exhausted`, sends nothing, and says that the API already has
+    /// `n` reads waiting; a read that can start at once is never turned away. At least 1.
+    pub const fn with_max_waiting(mut self, n: u32) -> Self {
+        self.max_waiting = Some(n);
+        self
+    }
+
+    /// Where this read stands in its scope's queue (default [`Priority::Interactive`]): a
+    /// queued interactive read is granted a place before every queued background read, and
+    /// reads of one priority are granted in the order they queued. A background read waits
+    /// while interactive ones keep coming, and stops at its last start, as any queued read.
+    pub const fn with_priority(mut self, priority: Priority) -> Self {
+        self.priority = priority;
         self
     }
 
@@ -274,9 +365,29 @@ impl RetryPolicy {
         self.in_flight_limit
     }
 
+    /// The most reads delayed on the scope before a new one is turned away; `None`: no cap.
+    pub const fn max_waiting(&self) -> Option<u32> {
+        self.max_waiting
+    }
+
+    /// Where this read stands in its scope's queue.
+    pub const fn priority(&self) -> Priority {
+        self.priority
+    }
+
+    /// The scope's retry tokens this read spends; `None`: off.
+    pub const fn retry_tokens(&self) -> Option<RetryTokens> {
+        self.retry_tokens
+    }
+
     /// The jitter, in percent of a wait the client chooses (0: off).
     pub const fn jitter_percent(&self) -> u32 {
         self.jitter_percent
+    }
+
+    /// Whether a fallback wait is drawn between the floor and its listed value.
+    pub const fn full_jitter(&self) -> bool {
+        self.full_jitter
     }
 
     /// The scope set by [`with_scope`](Self::with_scope); `None` for the API's origin.
@@ -327,6 +438,17 @@ impl RetryPolicy {
         }
         if self.in_flight_limit == Some(0) {
             return Err(PolicyError::NoneInFlight);
+        }
+        if self.max_waiting == Some(0) {
+            return Err(PolicyError::NoneWaiting);
+        }
+        if let Some(tokens) = self.retry_tokens {
+            if tokens.max == 0 {
+                return Err(PolicyError::NoRetryTokens);
+            }
+            if tokens.refill_percent == 0 || tokens.refill_percent > 100 {
+                return Err(PolicyError::RefillOutOfRange(tokens.refill_percent));
+            }
         }
         if let Some(status) = self.retry_statuses.out_of_range {
             return Err(PolicyError::NotAStatus(status));
@@ -442,6 +564,17 @@ pub enum PolicyError {
     /// An in-flight limit of 0.
     #[error("in_flight_limit is 0: at least one request must be allowed in flight")]
     NoneInFlight,
+    /// A cap of 0 delayed reads.
+    #[error(
+        "max_waiting is 0: a read that must wait could never start; leave it unset for no cap"
+    )]
+    NoneWaiting,
+    /// A purse of 0 retry tokens.
+    #[error("retry_tokens max is 0: no retry could ever be sent; use max_attempts 1 for that")]
+    NoRetryTokens,
+    /// A refill outside 1–100 % of a token per success.
+    #[error("retry_tokens refill is {0} %: each success must earn back 1 to 100 % of a token")]
+    RefillOutOfRange(u32),
     /// A retry status outside 100–599.
     #[error("retry status {0} is not an HTTP status (100-599)")]
     NotAStatus(u16),

@@ -168,6 +168,17 @@ pub enum HeldBy {
         /// The most requests to the scope in flight at once.
         limit: u32,
     },
+    /// The scope's retry tokens ([`RetryTokens`](super::RetryTokens)): less than one was left
+    /// when the answer asked for a retry.
+    RetryTokens,
+    /// The scope's cap on delayed reads ([`RetryPolicy::with_max_waiting`]): `max` reads on
+    /// it were already waiting or queued when this one started and would have been delayed.
+    ///
+    /// [`RetryPolicy::with_max_waiting`]: super::RetryPolicy::with_max_waiting
+    Crowd {
+        /// The cap.
+        max: u32,
+    },
 }
 
 /// Everything the user and the tests need about a stopped action.

@@ -14,6 +14,7 @@
 use std::time::Duration;
 
 use super::block::{blocks_scope, BlockCause, ScopeBlock};
+use super::policy::{Priority, RetryPolicy, RetryTokens};
 use super::response::Reading;
 use super::wait::WaitReason;
 
@@ -36,14 +37,38 @@ pub struct ScopeState {
     pub in_flight: u32,
     /// Reads queued for a place in flight, counted likewise.
     pub queued: u32,
+    /// Reads waiting for their next attempt (a wait, or a block's end), counted likewise.
+    pub waiting: u32,
+    /// The scope's retry tokens, once a read with [`RetryTokens`] has answered on it.
+    pub retry_purse: Option<RetryPurse>,
+}
+
+/// A scope's retry tokens: what is left, in thousandths of a token, and the rule that set it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPurse {
+    /// Thousandths of a token left: a retry needs 1,000.
+    pub left: u32,
+    /// The purse's size and refill, from the first read on the scope that had tokens.
+    pub tokens: RetryTokens,
+}
+
+impl RetryPurse {
+    const TOKEN: u32 = 1000;
+
+    /// Whether a whole token is left for one retry.
+    pub const fn has_token(&self) -> bool {
+        self.left >= Self::TOKEN
+    }
 }
 
 /// Where one read stands with its scope's places in flight.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Place {
-    /// Neither queued nor in flight (waiting, or stopped).
+    /// Neither waiting, queued nor in flight: stopped.
     #[default]
     Unplaced,
+    /// Waiting for its next attempt.
+    Waiting,
     /// In the scope's queue.
     Queued,
     /// Holding a place in flight: its attempt runs, or [`ScopeLedger::poll_grant`] granted it.
@@ -58,6 +83,8 @@ struct Holder {
     ticket: u64,
     /// The most requests in flight it may start beside (queued reads only).
     limit: u32,
+    /// Which queued reads it goes before.
+    priority: Priority,
 }
 
 /// Every scope's state, keyed by the scope's name (by default the API's origin).
@@ -70,6 +97,8 @@ pub(crate) struct ScopeLedger {
     queue: Vec<Holder>,
     /// The reads holding a place in flight: their attempt runs, or a place was granted.
     in_flight: Vec<Holder>,
+    /// The reads waiting for their next attempt.
+    waiting: Vec<Holder>,
 }
 
 impl ScopeLedger {
@@ -79,6 +108,7 @@ impl ScopeLedger {
             scopes: Vec::new(),
             queue: Vec::new(),
             in_flight: Vec::new(),
+            waiting: Vec::new(),
         }
     }
 
@@ -131,6 +161,34 @@ impl ScopeLedger {
         longer.then(|| self.state(scope).block).flatten()
     }
 
+    /// Whether a read spending `tokens` on `scope` may retry: the scope's purse (set from
+    /// `tokens`, full, if the scope has none yet) holds a whole token.
+    pub(crate) fn may_retry(&mut self, scope: &str, tokens: RetryTokens) -> bool {
+        self.purse(scope, tokens).has_token()
+    }
+
+    /// A read spending `tokens` on `scope` retries: one token leaves the purse.
+    pub(crate) fn spend_retry(&mut self, scope: &str, tokens: RetryTokens) {
+        let purse = self.purse(scope, tokens);
+        purse.left = purse.left.saturating_sub(RetryPurse::TOKEN);
+    }
+
+    /// A 2xx arrived on `scope`: its purse, if it has one, earns back its refill.
+    pub(crate) fn refill(&mut self, scope: &str) {
+        if let Some(purse) = self.entry(scope).retry_purse.as_mut() {
+            let most = purse.tokens.max.saturating_mul(RetryPurse::TOKEN);
+            let earned = purse.tokens.refill_percent * (RetryPurse::TOKEN / 100);
+            purse.left = purse.left.saturating_add(earned).min(most);
+        }
+    }
+
+    fn purse(&mut self, scope: &str, tokens: RetryTokens) -> &mut RetryPurse {
+        self.entry(scope).retry_purse.get_or_insert(RetryPurse {
+            left: tokens.max.saturating_mul(RetryPurse::TOKEN),
+            tokens,
+        })
+    }
+
     /// A block learned elsewhere (another tab, say): kept if it ends later than the one the
     /// scope has, and ignored otherwise. Returns whether it was kept.
     pub fn handle_block(&mut self, scope: &str, block: ScopeBlock) -> bool {
@@ -149,16 +207,31 @@ impl ScopeLedger {
     }
 
     /// Brings the ledger in line with where the read `ticket` on `scope` stands now, `place`
-    /// (a queued read's `limit` is the most in flight it may start beside). A read that queued
-    /// joins the scope's queue; one whose attempt started without a grant takes a place in
-    /// flight; one that left the queue, or whose attempt ended, gives its place back.
-    pub(crate) fn set_place(&mut self, scope: &str, ticket: u64, place: Place, limit: u32) {
+    /// (a queued read's `limit` is the most in flight it may start beside, and `priority` its
+    /// turn). A read that queued joins the scope's queue; one whose attempt started without a
+    /// grant takes a place in flight; one that left the queue, or whose attempt ended, gives
+    /// its place back.
+    pub(crate) fn set_place(
+        &mut self,
+        scope: &str,
+        ticket: u64,
+        place: Place,
+        limit: u32,
+        priority: Priority,
+    ) {
         if place != self.place(ticket) {
             self.handle_dequeue(ticket);
             self.handle_attempt_ended(ticket);
+            self.waiting.retain(|h| h.ticket != ticket);
             match place {
-                Place::Queued => self.handle_queue(scope, ticket, limit),
+                Place::Queued => self.handle_queue(scope, ticket, limit, priority),
                 Place::InFlight => self.handle_attempt_started(scope, ticket),
+                Place::Waiting => self.waiting.push(Holder {
+                    scope: scope.to_owned(),
+                    ticket,
+                    limit: 0,
+                    priority,
+                }),
                 Place::Unplaced => {}
             }
         }
@@ -171,6 +244,8 @@ impl ScopeLedger {
             Place::InFlight
         } else if has(&self.queue) {
             Place::Queued
+        } else if has(&self.waiting) {
+            Place::Waiting
         } else {
             Place::Unplaced
         }
@@ -184,6 +259,7 @@ impl ScopeLedger {
             scope: scope.to_owned(),
             ticket,
             limit: 0,
+            priority: Priority::Interactive,
         });
     }
 
@@ -195,13 +271,20 @@ impl ScopeLedger {
     }
 
     /// The read the driver calls `ticket` queues on `scope` for a place among at most `limit`
-    /// requests in flight ([`Step::Queue`](super::Step::Queue)), behind every read that
-    /// queued before it.
-    pub(crate) fn handle_queue(&mut self, scope: &str, ticket: u64, limit: u32) {
+    /// requests in flight ([`Step::Queue`](super::Step::Queue)), behind every read of its
+    /// `priority` or a higher one.
+    pub(crate) fn handle_queue(
+        &mut self,
+        scope: &str,
+        ticket: u64,
+        limit: u32,
+        priority: Priority,
+    ) {
         self.queue.push(Holder {
             scope: scope.to_owned(),
             ticket,
             limit,
+            priority,
         });
     }
 
@@ -212,7 +295,7 @@ impl ScopeLedger {
     }
 
     /// The queued read on `scope` whose turn has come at `now`, if any: the first in the
-    /// scope's queue, once fewer than its limit are in flight and the scope is not blocked. It
+    /// scope's queue of its highest priority, once fewer than its limit are in flight and the scope is not blocked. It
     /// leaves the queue, and holds a place in flight from now until
     /// [`handle_attempt_ended`](Self::handle_attempt_ended). Call it until `None` after every
     /// change: a queue, an end, a block's end.
@@ -220,7 +303,11 @@ impl ScopeLedger {
         if self.poll_block(now, scope).is_some() {
             return None;
         }
-        let i = self.queue.iter().position(|h| h.scope == scope)?;
+        // The first to queue among the scope's reads of the highest priority queued.
+        let i = (self.queue.iter().enumerate())
+            .filter(|(_, h)| h.scope == scope)
+            .min_by_key(|(i, h)| (h.priority, *i))?
+            .0;
         if self.state(scope).in_flight >= self.queue[i].limit {
             return None;
         }
@@ -228,6 +315,27 @@ impl ScopeLedger {
         let ticket = granted.ticket;
         self.in_flight.push(granted);
         Some(ticket)
+    }
+
+    /// Reads on `scope` delayed now: waiting for their next attempt, or queued.
+    pub(crate) fn delayed(&self, scope: &str) -> u32 {
+        let state = self.state(scope);
+        state.waiting + state.queued
+    }
+
+    /// Whether a read starting on `scope` at `now` under `policy` would be delayed: the scope
+    /// is blocked, or the read's in-flight limit would queue it without a grant at once (it
+    /// queues behind every read of its priority or a higher one, as
+    /// [`poll_grant`](Self::poll_grant) serves them).
+    pub(crate) fn would_delay(&self, now: Duration, scope: &str, policy: &RetryPolicy) -> bool {
+        if self.poll_block(now, scope).is_some() {
+            return true;
+        }
+        policy.in_flight_limit().is_some_and(|limit| {
+            let ahead =
+                (self.queue.iter()).any(|h| h.scope == scope && h.priority <= policy.priority());
+            ahead || self.state(scope).in_flight >= limit
+        })
     }
 
     /// What the ledger knows of `scope`.
@@ -239,6 +347,7 @@ impl ScopeLedger {
         ScopeState {
             in_flight: count(&self.in_flight),
             queued: count(&self.queue),
+            waiting: count(&self.waiting),
             ..self.find(scope).copied().unwrap_or_default()
         }
     }

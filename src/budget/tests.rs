@@ -1035,6 +1035,54 @@ fn jitter_never_costs_an_attempt() {
 }
 
 #[test]
+fn full_jitter_draws_a_fallback_wait_between_the_floor_and_its_ceiling() {
+    let policy = RetryPolicy::new().with_full_jitter(true);
+    let mut waits = Vec::new();
+    for seed in 0..200 {
+        let (wait, jitter) = fallback_wait(&policy, seed);
+        // The first fallback wait, 2 s, is the ceiling; the 1 s floor is the least.
+        assert!(wait >= s(1) && wait <= s(2), "{wait:?}");
+        assert_eq!(wait, s(1) + jitter);
+        assert_eq!(fallback_wait(&policy, seed), (wait, jitter));
+        waits.push(wait);
+    }
+    waits.sort_unstable();
+    waits.dedup();
+    assert!(waits.len() > 150, "{} distinct", waits.len());
+    assert!(
+        waits[0] < Duration::from_millis(1050)
+            && waits[waits.len() - 1] > s(1) + Duration::from_millis(950)
+    );
+    // A server's delay is never drawn from.
+    let mut a = ReadAction::start_under(T0, policy.clone(), None, 3).unwrap();
+    a.poll_action();
+    a.handle_response(T0 + s(1), &Response::new(429).retry_after("3"), None);
+    assert_eq!(waits_until(&mut a, 4), WaitReason::ServerDelay(s(3)));
+    // Full jitter replaces the added percent on a fallback wait: still at most its ceiling.
+    let both = policy.with_jitter(100);
+    assert!((0..50).all(|seed| fallback_wait(&both, seed).0 <= s(2)));
+}
+
+#[test]
+fn full_jitter_fits_where_the_floor_fits_and_is_trimmed_to_the_budget() {
+    // 6.5 s budget, 4 s cap: after a 429 at 1 s, the listed 2 s would not fit (1 + 2 + 4 > 6.5),
+    // but the floor does, and the draw is trimmed to the 0.5 s left beyond it.
+    let policy = RetryPolicy::new()
+        .with_budget(Duration::from_millis(6500))
+        .with_full_jitter(true);
+    let most = (0..200)
+        .map(|seed| fallback_wait(&policy, seed).0)
+        .max()
+        .unwrap();
+    assert_eq!(most, Duration::from_millis(1500));
+    // Without it the listed wait decides, and the action stops.
+    let mut a = ReadAction::start(T0, policy.with_full_jitter(false)).unwrap();
+    a.poll_action();
+    a.handle_response(T0 + s(1), &Response::new(429), None);
+    assert_eq!(stopped(&mut a).outcome, Outcome::BudgetExhausted);
+}
+
+#[test]
 fn reads_held_back_together_are_released_apart() {
     let policy = RetryPolicy::new().with_budget(s(30)).with_jitter(20);
     let block = ScopeBlock {
@@ -1187,9 +1235,9 @@ fn the_ledger_grants_places_in_flight_in_the_order_reads_queued() {
     // One read without a limit is in flight: its request counts.
     ledger.handle_attempt_started(API, 0);
     for ticket in [1, 2, 3] {
-        ledger.handle_queue(API, ticket, 2);
+        ledger.handle_queue(API, ticket, 2, Priority::Interactive);
     }
-    ledger.handle_queue("https://other.example.com", 9, 1);
+    ledger.handle_queue("https://other.example.com", 9, 1, Priority::Interactive);
     assert_eq!(ledger.state(API).queued, 3);
     // One place is left under the limit of 2: the first to queue takes it.
     assert_eq!(ledger.poll_grant(T0, API), Some(1));
@@ -1209,7 +1257,7 @@ fn the_ledger_grants_places_in_flight_in_the_order_reads_queued() {
     assert_eq!(ledger.state(API).queued, 0);
     // A blocked scope grants nothing until the block ends.
     ledger.handle_attempt_ended(1);
-    ledger.handle_queue(API, 4, 2);
+    ledger.handle_queue(API, 4, 2, Priority::Interactive);
     let refused = Response::new(429).retry_after("5");
     ledger.hear(T0, &refused);
     assert_eq!(ledger.poll_grant(T0 + s(4), API), None);
@@ -1221,8 +1269,8 @@ fn a_strict_queue_never_lets_a_later_read_pass_the_first() {
     let mut ledger = ScopeLedger::new();
     ledger.handle_attempt_started(API, 0);
     // The first may start beside none in flight; the second beside one, but it queued later.
-    ledger.handle_queue(API, 1, 1);
-    ledger.handle_queue(API, 2, 2);
+    ledger.handle_queue(API, 1, 1, Priority::Interactive);
+    ledger.handle_queue(API, 2, 2, Priority::Interactive);
     assert_eq!(ledger.poll_grant(T0, API), None);
     ledger.handle_attempt_ended(0);
     assert_eq!(ledger.poll_grant(T0, API), Some(1));
@@ -1393,4 +1441,217 @@ fn answers_that_arrive_out_of_order_never_raise_what_is_left_in_a_window() {
         bare.hear(T0, &only);
     }
     assert_eq!(bare.state(API).remaining, Some(3));
+}
+
+// Retry tokens: retries on a scope spend a shared purse that successes refill.
+
+/// A page read's step after its last input.
+fn last_step(page: &mut Page, read: ReadId) -> Step {
+    let mut last = None;
+    while let Some(event) = page.poll_event() {
+        if let PageEvent::Step { read: r, step } = event {
+            if r == read {
+                last = Some(step);
+            }
+        }
+    }
+    last.expect("a step for the read")
+}
+
+#[test]
+fn retries_spend_the_scopes_tokens_and_successes_earn_them_back() {
+    let tokens = RetryTokens::new(2, 50);
+    let policy = RetryPolicy::new().with_retry_tokens(tokens);
+    let mut page = Page::new();
+    let reads: Vec<_> = (0..3)
+        .map(|_| page.handle_start(T0, API, policy.clone(), 0).unwrap())
+        .collect();
+    let purse = |page: &Page| page.scope_state(API).retry_purse.map(|p| p.left);
+    assert_eq!(purse(&page), None, "no purse before an answer");
+    // A 429 with no hint to each: the first two retry, spending both tokens.
+    for &read in &reads {
+        page.handle_response(T0 + s(1), read, &Response::new(429), None, Ok(()));
+    }
+    assert!(matches!(last_step(&mut page, reads[0]), Step::Wait { .. }));
+    assert_eq!(purse(&page), Some(0));
+    let r = page.read(reads[2]).unwrap().report().unwrap().clone();
+    assert_eq!(
+        (r.outcome, r.held_by),
+        (Outcome::BudgetExhausted, Some(HeldBy::RetryTokens))
+    );
+    assert_eq!(
+        r.message()[2],
+        "Too many recent requests to this API needed a retry; retries resume as requests \
+         succeed. No retry was sent."
+    );
+    // Two successes (one from a read without tokens) earn back half a token each.
+    page.handle_timeout(T0 + s(3));
+    page.handle_response(T0 + s(4), reads[0], &Response::new(200), None, Ok(()));
+    assert_eq!(purse(&page), Some(500));
+    let plain = page
+        .handle_start(T0 + s(4), API, RetryPolicy::new(), 0)
+        .unwrap();
+    page.handle_response(T0 + s(5), plain, &Response::new(200), None, Ok(()));
+    assert_eq!(purse(&page), Some(1000));
+    // One whole token: the next read's 429 may retry again, and spends it.
+    let next = page
+        .handle_start(T0 + s(5), API, policy.clone(), 0)
+        .unwrap();
+    page.handle_response(T0 + s(6), next, &Response::new(429), None, Ok(()));
+    assert!(matches!(last_step(&mut page, next), Step::Wait { .. }));
+    assert_eq!(purse(&page), Some(0));
+    // The purse never holds more than its size; another scope has its own.
+    for _ in 0..10 {
+        page.handle_timeout(T0 + s(20));
+        let read = page
+            .handle_start(T0 + s(20), API, policy.clone(), 0)
+            .unwrap();
+        page.handle_response(T0 + s(20), read, &Response::new(200), None, Ok(()));
+    }
+    assert_eq!(purse(&page), Some(2000));
+    assert_eq!(
+        page.scope_state("https://other.example.com").retry_purse,
+        None
+    );
+}
+
+#[test]
+fn retry_tokens_are_refused_when_they_cannot_work() {
+    let with = |max, refill| {
+        RetryPolicy::new()
+            .with_retry_tokens(RetryTokens::new(max, refill))
+            .validate()
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        with(0, 10).unwrap_err(),
+        "retry_tokens max is 0: no retry could ever be sent; use max_attempts 1 for that"
+    );
+    for refill in [0, 101] {
+        assert_eq!(
+            with(10, refill).unwrap_err(),
+            format!("retry_tokens refill is {refill} %: each success must earn back 1 to 100 % of a token")
+        );
+    }
+    assert!(with(10, 10).is_ok() && with(1, 100).is_ok());
+    assert_eq!(RetryPolicy::new().retry_tokens(), None);
+}
+
+// The scope's cap on delayed reads, and priority in its queue.
+
+#[test]
+fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
+    let policy = RetryPolicy::new().with_max_waiting(2);
+    let mut page = Page::new();
+    let first = page.handle_start(T0, API, policy.clone(), 0).unwrap();
+    page.handle_response(
+        T0 + s(1),
+        first,
+        &Response::new(429).retry_after("5"),
+        None,
+        Ok(()),
+    );
+    // The block delays every new read: the first waits, one more may join it, the next may not.
+    let second = page
+        .handle_start(T0 + s(1), API, policy.clone(), 0)
+        .unwrap();
+    let third = page
+        .handle_start(T0 + s(2), API, policy.clone(), 0)
+        .unwrap();
+    let mut steps = Vec::new();
+    while let Some(event) = page.poll_event() {
+        if let PageEvent::Step { read, step } = event {
+            steps.push((read, step));
+        }
+    }
+    assert!(matches!(steps.last(), Some((r, Step::Stop(_))) if *r == third));
+    assert_eq!(
+        steps.iter().filter(|(r, _)| *r == third).count(),
+        1,
+        "only its stop"
+    );
+    assert!(matches!(
+        page.read(second).unwrap().phase(),
+        Phase::Waiting { .. }
+    ));
+    let r = page.read(third).unwrap().report().unwrap().clone();
+    assert_eq!(
+        (r.outcome, r.held_by, r.attempts),
+        (Outcome::BudgetExhausted, Some(HeldBy::Crowd { max: 2 }), 0)
+    );
+    assert_eq!(
+        r.message(),
+        [
+            "Stopped: too many reads are waiting on this API.",
+            "Last response: none. Attempts: 0 of 3. Elapsed: 0 seconds.",
+            "2 reads on this API are already waiting. This one would have been the next, so it \
+             was not started. No request was sent."
+        ]
+    );
+    assert_eq!(page.scope_state(API).waiting, 2);
+    // A read that can start at once is never turned away: the block ends at 6 s.
+    page.handle_timeout(T0 + s(6));
+    let fourth = page
+        .handle_start(T0 + s(6), API, policy.clone(), 0)
+        .unwrap();
+    assert!(matches!(
+        page.read(fourth).unwrap().phase(),
+        Phase::InFlight { .. }
+    ));
+    // Queued reads count as delayed too.
+    let mut page = Page::new();
+    let one = policy.clone().with_in_flight_limit(1).with_max_waiting(1);
+    let running = page.handle_start(T0, API, one.clone(), 0).unwrap();
+    let queued = page.handle_start(T0, API, one.clone(), 0).unwrap();
+    let turned = page.handle_start(T0, API, one, 0).unwrap();
+    assert!(matches!(
+        page.read(running).unwrap().phase(),
+        Phase::InFlight { .. }
+    ));
+    assert!(matches!(
+        page.read(queued).unwrap().phase(),
+        Phase::Queued { .. }
+    ));
+    assert_eq!(
+        page.read(turned).unwrap().report().unwrap().held_by,
+        Some(HeldBy::Crowd { max: 1 })
+    );
+    assert_eq!(
+        RetryPolicy::new()
+            .with_max_waiting(0)
+            .validate()
+            .unwrap_err()
+            .to_string(),
+        "max_waiting is 0: a read that must wait could never start; leave it unset for no cap"
+    );
+}
+
+#[test]
+fn an_interactive_read_goes_before_queued_background_reads_and_each_priority_is_fifo() {
+    let limited = RetryPolicy::new().with_in_flight_limit(1);
+    let background = limited.clone().with_priority(Priority::Background);
+    let mut page = Page::new();
+    let running = page.handle_start(T0, API, limited.clone(), 0).unwrap();
+    let b1 = page.handle_start(T0, API, background.clone(), 0).unwrap();
+    let b2 = page.handle_start(T0, API, background, 0).unwrap();
+    let i1 = page
+        .handle_start(T0 + s(1), API, limited.clone(), 0)
+        .unwrap();
+    let i2 = page.handle_start(T0 + s(1), API, limited, 0).unwrap();
+    let in_flight = |page: &Page| {
+        [running, b1, b2, i1, i2]
+            .into_iter()
+            .filter(|r| matches!(page.read(*r).unwrap().phase(), Phase::InFlight { .. }))
+            .collect::<Vec<_>>()
+    };
+    let mut order = Vec::new();
+    let mut last = running;
+    for at in 2..6 {
+        page.handle_response(T0 + s(at), last, &Response::new(200), None, Ok(()));
+        last = in_flight(&page)[0];
+        order.push(last);
+    }
+    assert_eq!(order, [i1, i2, b1, b2]);
+    // A background read still stops at its last start: 16 s for a 20 s budget with a 4 s cap.
+    assert_eq!(Priority::default(), Priority::Interactive);
 }

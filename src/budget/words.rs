@@ -210,7 +210,11 @@ impl StopReport {
         let r = self;
         let headline = match r.outcome {
             Outcome::Succeeded => "Loaded.".to_owned(),
-            Outcome::BudgetExhausted => "Stopped: retry budget cannot fit another request.".into(),
+            Outcome::BudgetExhausted => match r.held_by {
+                Some(HeldBy::Crowd { .. }) => "Stopped: too many reads are waiting on this API.",
+                _ => "Stopped: retry budget cannot fit another request.",
+            }
+            .into(),
             Outcome::AttemptsExhausted => {
                 format!("Stopped: all {} attempts were used.", r.max_attempts)
             }
@@ -259,6 +263,17 @@ impl StopReport {
                     "{} Its turn did not come while the next attempt could still fit this read's \
                      budget. {no_retry}",
                     in_flight_words(limit)
+                ),
+                (Some(HeldBy::Crowd { max }), ..) => format!(
+                    "{} This one would have been the next, so it was not started. {no_retry}",
+                    match max {
+                        1 => "1 read on this API is already waiting.".to_owned(),
+                        n => format!("{n} reads on this API are already waiting."),
+                    }
+                ),
+                (Some(HeldBy::RetryTokens), ..) => format!(
+                    "Too many recent requests to this API needed a retry; retries resume as \
+                     requests succeed. {no_retry}"
                 ),
                 (Some(HeldBy::Block { wait, cause }), ..) => match cause {
                     BlockCause::TooManyRequests => format!(
