@@ -82,8 +82,9 @@ fn answers_as_real_apis_send_them_replay() {
 
 #[test]
 fn several_actions_on_one_scope_replay_to_their_expects() {
-    // Seven scopes, sixteen actions (three scopes with an in-flight limit).
-    assert_eq!(check_all(SCOPES), 16);
+    // Eleven scopes, twenty-eight actions: three scopes with an in-flight limit, then one each
+    // for full jitter, retry tokens, the cap on delayed reads and priority in the queue.
+    assert_eq!(check_all(SCOPES), 28);
 }
 
 #[test]
