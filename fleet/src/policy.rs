@@ -1,0 +1,82 @@
+//! The retry policies the fleet compares: two baselines written here, and this crate's core.
+
+use std::time::Duration;
+
+use palette_list::budget::{RetryPolicy, RetryTokens};
+
+/// How a client retries a read that was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FleetPolicy {
+    /// A classic per-request retrier: after a 429 it waits 2 s, then 4 s, whatever the server
+    /// said; 3 attempts; no deadline, no shared state.
+    Classic,
+    /// As ky does by default: `Retry-After` honoured whatever its length (else 0.3 s doubling);
+    /// 3 attempts (its retry limit of 2); no total budget, no shared state.
+    KyLike,
+    /// This crate: each client is a [`Page`](palette_list::budget::Page) running the core
+    /// under this policy.
+    Budget(Box<RetryPolicy>),
+}
+
+impl FleetPolicy {
+    /// The attempts either baseline makes at most, the first included.
+    pub const BASELINE_ATTEMPTS: u32 = 3;
+
+    /// A baseline's wait after `attempts` refused attempts, given the answer's `Retry-After`
+    /// in seconds; `None` for this crate's policy, whose core decides.
+    pub fn baseline_wait(&self, attempts: u32, retry_after: Option<u64>) -> Option<Duration> {
+        match self {
+            Self::Classic => Some(Duration::from_secs(if attempts <= 1 { 2 } else { 4 })),
+            Self::KyLike => Some(match retry_after {
+                Some(seconds) => Duration::from_secs(seconds),
+                None => Duration::from_millis(300) * 2u32.pow(attempts.saturating_sub(1)),
+            }),
+            Self::Budget(_) => None,
+        }
+    }
+}
+
+/// A named policy in the fleet's table.
+#[derive(Clone, Debug)]
+pub struct Contender {
+    /// Its name in the table and the chart.
+    pub name: &'static str,
+    /// What it does.
+    pub policy: FleetPolicy,
+}
+
+/// The retry tokens the fleet's "retry tokens" row uses, on each client's page: 2 tokens,
+/// each success earning back a tenth. gRPC's `maxTokens 10` is sized for a channel carrying
+/// many requests; a browser's page makes a few reads, and 10 tokens would never run out.
+pub const FLEET_TOKENS: RetryTokens = RetryTokens::new(2, 10);
+
+/// Every policy the fleet compares, baselines first.
+pub fn contenders() -> Vec<Contender> {
+    let defaults = RetryPolicy::new();
+    vec![
+        Contender {
+            name: "classic 2 s / 4 s",
+            policy: FleetPolicy::Classic,
+        },
+        Contender {
+            name: "ky-like",
+            policy: FleetPolicy::KyLike,
+        },
+        Contender {
+            name: "palette-list defaults",
+            policy: FleetPolicy::Budget(Box::new(defaults.clone())),
+        },
+        Contender {
+            name: "+ jitter 50 %",
+            policy: FleetPolicy::Budget(Box::new(defaults.clone().with_jitter(50))),
+        },
+        Contender {
+            name: "+ full jitter",
+            policy: FleetPolicy::Budget(Box::new(defaults.clone().with_full_jitter(true))),
+        },
+        Contender {
+            name: "+ retry tokens (2, 10 %)",
+            policy: FleetPolicy::Budget(Box::new(defaults.with_retry_tokens(FLEET_TOKENS))),
+        },
+    ]
+}

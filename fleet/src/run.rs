@@ -1,0 +1,277 @@
+//! One run of the fleet: clients arrive, each reads a few times through its policy, and every
+//! request meets the one limiter. Virtual time, jumped from one event to the next; no sleeping.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::Duration;
+
+use palette_list::budget::{
+    Outcome, Page, PageEvent, PolicyError, ReadId, Response, RetryPolicy, Step,
+};
+
+use crate::api::{Api, ApiConfig};
+use crate::figures::Figures;
+use crate::policy::FleetPolicy;
+use crate::random::Draws;
+
+/// The scope every read of the fleet shares on its own page: the API's origin.
+const SCOPE: &str = "https://api.example.com";
+
+/// When clients arrive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrivals {
+    /// Every client at 0 s: a wave after an outage, a push notification.
+    AllAtOnce,
+    /// A Poisson stream: the clients arrive at random over this long on average.
+    Poisson(Duration),
+}
+
+/// What one run simulates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// How many clients (browsers).
+    pub clients: u32,
+    /// When they arrive.
+    pub arrivals: Arrivals,
+    /// Reads each client makes, one after another.
+    pub reads_per_client: u32,
+    /// From one read's end to the client's next read.
+    pub think: Duration,
+    /// The API.
+    pub api: ApiConfig,
+    /// How long a user waits for data: a read loaded later is counted as loaded, but not
+    /// within its budget (this crate's default budget, 20 s).
+    pub patience: Duration,
+    /// Where every random number of the run comes from.
+    pub seed: u64,
+}
+
+impl Scenario {
+    /// `clients` arriving as `arrivals`, three reads each 2 s apart, the default API, 20 s of
+    /// patience, seed 1.
+    pub const fn new(clients: u32, arrivals: Arrivals) -> Self {
+        Self {
+            clients,
+            arrivals,
+            reads_per_client: 3,
+            think: Duration::from_secs(2),
+            api: ApiConfig::new(),
+            patience: Duration::from_secs(20),
+            seed: 1,
+        }
+    }
+}
+
+/// What happens next to one client.
+enum Happening {
+    /// The client starts its next read.
+    Start,
+    /// A request of the client's reaches the limiter.
+    Arrive { read: Option<ReadId> },
+    /// Its answer reaches the client.
+    Answer {
+        read: Option<ReadId>,
+        response: Response,
+    },
+    /// A timer the client armed fires.
+    Timer,
+}
+
+/// A baseline client's one read in progress.
+struct BaselineRead {
+    attempts: u32,
+}
+
+/// How a client runs its reads.
+enum Engine<'a> {
+    /// A page running this crate's core under `policy`; `armed` is the page's one timer.
+    Page {
+        page: Box<Page>,
+        policy: &'a RetryPolicy,
+        armed: Option<Duration>,
+    },
+    /// A baseline retrier.
+    Baseline(Option<BaselineRead>),
+}
+
+struct Client<'a> {
+    engine: Engine<'a>,
+    reads_left: u32,
+    /// When the read under way started.
+    read_started: Duration,
+}
+
+/// The event queue: times with a sequence number (so ties keep their order), and the events.
+struct Events {
+    heap: BinaryHeap<Reverse<(Duration, u64)>>,
+    slots: Vec<Option<(u32, Happening)>>,
+}
+
+impl Events {
+    fn push(&mut self, at: Duration, client: u32, what: Happening) {
+        let seq = self.slots.len() as u64;
+        self.slots.push(Some((client, what)));
+        self.heap.push(Reverse((at, seq)));
+    }
+
+    fn pop(&mut self) -> Option<(Duration, u32, Happening)> {
+        let Reverse((at, seq)) = self.heap.pop()?;
+        let (client, what) = self.slots[seq as usize].take()?;
+        Some((at, client, what))
+    }
+}
+
+/// Runs `scenario` with every client under `policy`: the figures. This crate's policy is
+/// refused, as the core refuses it, if it is not valid.
+pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, PolicyError> {
+    if let FleetPolicy::Budget(p) = policy {
+        p.validate()?;
+    }
+    let mut draws = Draws::new(scenario.seed);
+    let mut api = Api::new(scenario.api);
+    let mut figures = Figures::new(scenario.api.per_second.get(), scenario.patience);
+    let mut events = Events {
+        heap: BinaryHeap::new(),
+        slots: Vec::new(),
+    };
+    let mut clients: Vec<Client<'_>> = (0..scenario.clients)
+        .map(|_| Client {
+            engine: match policy {
+                FleetPolicy::Budget(policy) => Engine::Page {
+                    page: Box::new(Page::new()),
+                    policy,
+                    armed: None,
+                },
+                _ => Engine::Baseline(None),
+            },
+            reads_left: scenario.reads_per_client,
+            read_started: Duration::ZERO,
+        })
+        .collect();
+    let mut at = Duration::ZERO;
+    for c in 0..scenario.clients {
+        if let Arrivals::Poisson(over) = scenario.arrivals {
+            at += draws.exponential(over / scenario.clients.max(1));
+        }
+        events.push(at, c, Happening::Start);
+    }
+    let half = scenario.api.latency / 2;
+    while let Some((now, c, what)) = events.pop() {
+        let client = &mut clients[c as usize];
+        match what {
+            Happening::Arrive { read } => {
+                let response = api.handle_request(now);
+                events.push(now + half, c, Happening::Answer { read, response });
+                continue;
+            }
+            Happening::Start => {
+                client.reads_left -= 1;
+                client.read_started = now;
+                figures.reads += 1;
+            }
+            _ => {}
+        }
+        let ended = match &mut client.engine {
+            Engine::Page {
+                page,
+                policy,
+                armed,
+            } => {
+                match what {
+                    Happening::Start => {
+                        page.handle_start(now, SCOPE, (*policy).clone(), draws.next())
+                            .expect("validated before the run");
+                    }
+                    Happening::Answer { read, response } => {
+                        let read = read.expect("a page's request names its read");
+                        page.handle_response(now, read, &response, None, Ok(()));
+                    }
+                    Happening::Timer if *armed == Some(now) => {
+                        *armed = None;
+                        page.handle_timeout(now);
+                    }
+                    _ => {}
+                }
+                let ended = carry_out(page, now, half, c, &mut events);
+                if let Some(t) = page.poll_timeout().filter(|t| *armed != Some(*t)) {
+                    *armed = Some(t);
+                    events.push(t, c, Happening::Timer);
+                }
+                ended
+            }
+            Engine::Baseline(current) => match what {
+                Happening::Start => {
+                    *current = Some(BaselineRead { attempts: 1 });
+                    events.push(now + half, c, Happening::Arrive { read: None });
+                    None
+                }
+                Happening::Timer => {
+                    let read = current.as_mut().expect("a baseline timer is a retry");
+                    read.attempts += 1;
+                    events.push(now + half, c, Happening::Arrive { read: None });
+                    None
+                }
+                Happening::Answer { response, .. } => {
+                    let read = current.as_mut().expect("an answer to a read under way");
+                    let retry_after = response.retry_after.as_deref().and_then(|v| v.parse().ok());
+                    if response.status == 200 {
+                        *current = None;
+                        Some(true)
+                    } else if read.attempts < FleetPolicy::BASELINE_ATTEMPTS {
+                        let wait = policy
+                            .baseline_wait(read.attempts, retry_after)
+                            .expect("a baseline policy");
+                        events.push(now + wait, c, Happening::Timer);
+                        None
+                    } else {
+                        *current = None;
+                        Some(false)
+                    }
+                }
+                Happening::Arrive { .. } => None,
+            },
+        };
+        if let Some(loaded) = ended {
+            if loaded {
+                figures.loaded(now - client.read_started);
+            }
+            if client.reads_left > 0 {
+                events.push(now + scenario.think, c, Happening::Start);
+            }
+        }
+    }
+    figures.requests = api.requests;
+    figures.refusals = api.refusals;
+    figures.peak_per_second = api.peak_per_second();
+    Ok(figures)
+}
+
+/// Carries out what `page` decided at `now`: a started attempt's request leaves (it reaches
+/// the limiter `half` later). Returns whether the client's read ended, and how: `Some(true)`
+/// with data.
+fn carry_out(
+    page: &mut Page,
+    now: Duration,
+    half: Duration,
+    client: u32,
+    events: &mut Events,
+) -> Option<bool> {
+    let mut ended = None;
+    while let Some(event) = page.poll_event() {
+        // One page per browser: a block has no other tab to reach.
+        let PageEvent::Step { read, step } = event else {
+            continue;
+        };
+        match step {
+            Step::StartAttempt { .. } => {
+                events.push(now + half, client, Happening::Arrive { read: Some(read) })
+            }
+            Step::Stop(report) => {
+                page.remove(read);
+                ended = Some(report.outcome == Outcome::Succeeded);
+            }
+            Step::Wait { .. } | Step::Queue { .. } => {}
+        }
+    }
+    ended
+}
