@@ -6,7 +6,9 @@
 #   2. timer fidelity: the runtime's attempt-start lateness beside a bare setTimeout chain of the
 #      same 200 delays, in the same page of headless Chromium;
 #   3. wakes: timer callbacks, signal writes and live-region changes during one 10 s wait;
-#   4. core cost: criterion, natively: the core deciding a three-attempt schedule.
+#   4. core cost: criterion, natively: the core deciding a three-attempt schedule;
+#   5. the fleet: 10 to 10,000 simulated browsers on one 50 requests/s limiter, every policy on
+#      the same arrivals (virtual time, seconds of work); its chart is docs/fleet.svg.
 # Installs what is missing first. Takes about 8 minutes on 2 cores once the tools are built
 # (mostly release builds and the 200 real waits, twice).
 set -euo pipefail
@@ -63,3 +65,9 @@ stop_scenario_api
 
 say "4. core cost (criterion, natively)"
 cargo bench --locked --quiet -p palette-list --bench core -- --noplot 2>&1 | grep -Ev '^(Gnuplot|Benchmarking|$)'
+
+say "5. the fleet (simulated: 10 to 10,000 browsers, one limiter, every policy on the same arrivals)"
+cargo run --locked --quiet --release -p palette-list-fleet -- --svg "$out/fleet.svg"
+if ! cmp -s "$out/fleet.svg" docs/fleet.svg; then
+  echo "  the chart drawn now differs from docs/fleet.svg: copy $out/fleet.svg there" >&2
+fi
