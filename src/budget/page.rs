@@ -265,6 +265,15 @@ impl Page {
         self.ledger.state(scope)
     }
 
+    /// Every scope the page knows to be blocked past `now`, with its block: what a tab that
+    /// missed this page's [`PageEvent::Blocked`] events (one just opened, or restored from the
+    /// back/forward cache) needs to hear.
+    pub fn running_blocks(&self, now: Duration) -> Vec<(String, ScopeBlock)> {
+        (self.ledger.running_blocks(now))
+            .map(|(scope, block)| (scope.to_owned(), block))
+            .collect()
+    }
+
     /// Forgets a read that has stopped, and gives back its action (its trace and report). A
     /// read still running is kept (`None`): leave it first. An answer for a forgotten read is
     /// ignored, so a driver forgets a read once it expects none.

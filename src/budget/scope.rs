@@ -317,6 +317,13 @@ impl ScopeLedger {
         Some(ticket)
     }
 
+    /// Every scope blocked past `now`, with its block, in the order the ledger learned of them.
+    pub(crate) fn running_blocks(&self, now: Duration) -> impl Iterator<Item = (&str, ScopeBlock)> {
+        (self.scopes.iter())
+            .filter_map(move |(scope, state)| Some((scope.as_str(), state.block?)))
+            .filter(move |(_, block)| block.until > now)
+    }
+
     /// Reads on `scope` delayed now: waiting for their next attempt, or queued.
     pub(crate) fn delayed(&self, scope: &str) -> u32 {
         let state = self.state(scope);

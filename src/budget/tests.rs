@@ -1655,3 +1655,38 @@ fn an_interactive_read_goes_before_queued_background_reads_and_each_priority_is_
     // A background read still stops at its last start: 16 s for a 20 s budget with a 4 s cap.
     assert_eq!(Priority::default(), Priority::Interactive);
 }
+
+#[test]
+fn a_page_lists_the_blocks_still_running_for_a_tab_that_missed_them() {
+    let mut page = Page::new();
+    let other = "https://other.example.com";
+    let a = page.handle_start(T0, API, RetryPolicy::new(), 0).unwrap();
+    let b = page.handle_start(T0, other, RetryPolicy::new(), 0).unwrap();
+    page.handle_response(
+        T0 + s(1),
+        a,
+        &Response::new(429).retry_after("5"),
+        None,
+        Ok(()),
+    );
+    page.handle_response(
+        T0 + s(1),
+        b,
+        &Response::new(429).retry_after("2"),
+        None,
+        Ok(()),
+    );
+    let scopes = |page: &Page, at| {
+        page.running_blocks(at)
+            .into_iter()
+            .map(|(scope, block)| (scope, block.until))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        scopes(&page, T0 + s(2)),
+        [(API.to_owned(), T0 + s(6)), (other.to_owned(), T0 + s(3))]
+    );
+    // A block that has ended is not news.
+    assert_eq!(scopes(&page, T0 + s(3)), [(API.to_owned(), T0 + s(6))]);
+    assert!(scopes(&page, T0 + s(6)).is_empty());
+}
