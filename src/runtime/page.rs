@@ -1,7 +1,7 @@
 //! The page's one [`Page`]: every budgeted read on the page and the scope ledger they share.
 //! This file only does IO for it: it reads the clock for every input, arms the page's one
 //! timer, carries each event to the read it is for, and sends the blocks the page learns to
-//! the other tabs (and takes theirs). Every rule of how reads and their ledger meet is the
+//! the other tabs (and takes theirs, and answers a tab that asks what it missed). Every rule of how reads and their ledger meet is the
 //! core's ([`Page`]). Leaving a screen never clears the ledger.
 
 use std::cell::RefCell;
@@ -9,7 +9,7 @@ use std::rc::{Rc, Weak};
 
 use gloo_timers::callback::Timeout;
 
-use super::tabs::Tabs;
+use super::tabs::{Heard, Tabs};
 use super::time::{now, timer_ms};
 use crate::budget::{
     Page, PageEvent, PolicyError, ReadAction, ReadId, RetryPolicy, ScopeState, Step,
@@ -30,10 +30,20 @@ thread_local! {
     /// The page's one timer, at [`Page::poll_timeout`]; dropping it clears it.
     static TIMER: RefCell<Option<Timeout>> = const { RefCell::new(None) };
     /// The channel to other tabs, opened with the first read or the first look at the ledger.
-    static TABS: Option<Tabs> = Tabs::open(|scope, block| {
-        input(None, |page, now| {
+    static TABS: Option<Tabs> = Tabs::open(|heard| match heard {
+        Heard::Block(scope, block) => input(None, |page, now| {
             page.handle_block(now, &scope, block);
-        });
+        }),
+        Heard::Ask => {
+            let blocks = PAGE.with_borrow(|page| page.running_blocks(now()));
+            TABS.with(|tabs| {
+                for (scope, block) in blocks {
+                    if let Some(tabs) = tabs {
+                        tabs.post(&scope, block);
+                    }
+                }
+            });
+        }
     });
 }
 

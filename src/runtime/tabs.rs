@@ -1,41 +1,142 @@
-//! Blocks shared with the page's other tabs, over a `BroadcastChannel` ([`CHANNEL`]). A block's
-//! end crosses as wall-clock time, `performance.timeOrigin + performance.now()` in
-//! microseconds, and is read back onto the receiving page's own monotonic clock; as with any
-//! block, one that ends sooner than what a scope has changes nothing there. A message that is
-//! not one this crate sends is ignored.
+//! Blocks shared with the page's other tabs, over a `BroadcastChannel` ([`CHANNEL`]).
+//!
+//! - A block's end crosses as wall-clock time, `performance.timeOrigin + performance.now()` in
+//!   microseconds, and is read back onto the receiving page's own monotonic clock; as with any
+//!   block, one that ends sooner than what a scope has changes nothing there.
+//! - Every message carries its sender's epoch (when the sending tab began, in microseconds,
+//!   with random bits beneath so two tabs never share one) and a sequence number counting that
+//!   tab's messages. A message whose sequence is not past the last heard from its epoch is
+//!   stale or repeated, and is ignored.
+//! - A tab misses every message sent while it was frozen in the back/forward cache, hidden and
+//!   throttled, or not yet open (whatwg/html#7253). So it asks, when it opens, when it is
+//!   restored (`pageshow` with `persisted`) and when it becomes visible again, and every tab
+//!   that hears an ask answers with the blocks it knows still run.
+//! - A message that is not one this crate sends is ignored.
 
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::time::Duration;
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{BroadcastChannel, MessageEvent};
+use web_sys::{BroadcastChannel, Event, MessageEvent, PageTransitionEvent, VisibilityState};
 
 use super::CHANNEL;
 use crate::budget::{BlockCause, ScopeBlock};
 
+/// What one tab tells the others.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Message {
+    /// `scope` is blocked, on the receiver's clock.
+    Block(String, ScopeBlock),
+    /// "Tell me every block you know still runs."
+    Ask,
+}
+
+/// What arrives from another tab, as [`Tabs::open`]'s caller hears it.
+pub(super) enum Heard {
+    /// A block, on this page's clock.
+    Block(String, ScopeBlock),
+    /// Another tab asks for every block this page knows still runs: answer with
+    /// [`Tabs::post`].
+    Ask,
+}
+
+/// This tab's end of the channel: its epoch, its sequence, and the last sequence heard from
+/// each other tab's epoch.
+struct Sender {
+    channel: BroadcastChannel,
+    epoch: u64,
+    sent: Cell<u64>,
+    heard: RefCell<Vec<(u64, u64)>>,
+}
+
+impl Sender {
+    fn send(&self, message: &Message) {
+        let seq = self.sent.get() + 1;
+        self.sent.set(seq);
+        // A channel that cannot post (the page is closing) leaves the block to this page.
+        let _ = (self.channel).post_message(&encode(self.epoch, seq, message).into());
+    }
+
+    /// Whether `(epoch, seq)` is news: past the last heard from its epoch (then remembered).
+    fn fresh(&self, epoch: u64, seq: u64) -> bool {
+        let mut heard = self.heard.borrow_mut();
+        match heard.iter_mut().find(|(e, _)| *e == epoch) {
+            Some((_, last)) if *last >= seq => false,
+            Some((_, last)) => {
+                *last = seq;
+                true
+            }
+            None => {
+                heard.push((epoch, seq));
+                true
+            }
+        }
+    }
+}
+
 /// The page's end of the channel: blocks this page learns go out on it.
-pub(super) struct Tabs(BroadcastChannel);
+pub(super) struct Tabs(Rc<Sender>);
 
 impl Tabs {
-    /// Opens the channel; every block another tab sends reaches `hear`, on this page's clock.
-    /// `None` where the browser has no `BroadcastChannel`: the page keeps its blocks to itself.
-    pub(super) fn open(hear: impl Fn(String, ScopeBlock) + 'static) -> Option<Tabs> {
+    /// Opens the channel, and asks the other tabs what they know; everything another tab sends
+    /// reaches `hear`, in order, stale messages left out. It asks again whenever the page is
+    /// restored from the back/forward cache or becomes visible. `None` where the browser has
+    /// no `BroadcastChannel`: the page keeps its blocks to itself.
+    pub(super) fn open(hear: impl Fn(Heard) + 'static) -> Option<Tabs> {
         let channel = BroadcastChannel::new(CHANNEL).ok()?;
+        let salt = (js_sys::Math::random() * 1024.0) as u64;
+        let sender = Rc::new(Sender {
+            channel,
+            epoch: time_origin_us().unwrap_or(0) << 10 | salt,
+            sent: Cell::new(0),
+            heard: RefCell::new(Vec::new()),
+        });
+        let receiver = sender.clone();
         let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-            if let Some((scope, block)) = event.data().as_string().and_then(|m| decode(&m)) {
-                hear(scope, block);
+            let Some((epoch, seq, message)) = event.data().as_string().and_then(|m| decode(&m))
+            else {
+                return;
+            };
+            if epoch != receiver.epoch && receiver.fresh(epoch, seq) {
+                hear(match message {
+                    Message::Block(scope, block) => Heard::Block(scope, block),
+                    Message::Ask => Heard::Ask,
+                });
             }
         });
-        channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        // The channel lives as long as the page, and so does its listener.
+        sender
+            .channel
+            .set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        // The channel lives as long as the page, and so do its listeners.
         on_message.forget();
-        Some(Tabs(channel))
+        if let Some(window) = web_sys::window() {
+            let asker = sender.clone();
+            let on_back = Closure::<dyn Fn(Event)>::new(move |event: Event| {
+                let restored = event
+                    .dyn_ref::<PageTransitionEvent>()
+                    .is_some_and(PageTransitionEvent::persisted);
+                let shown = event.type_() == "visibilitychange"
+                    && web_sys::window()
+                        .and_then(|w| w.document())
+                        .is_some_and(|d| d.visibility_state() == VisibilityState::Visible);
+                if restored || shown {
+                    asker.send(&Message::Ask);
+                }
+            });
+            let listener = on_back.as_ref().unchecked_ref();
+            let _ = window.add_event_listener_with_callback("pageshow", listener);
+            let _ = window.add_event_listener_with_callback("visibilitychange", listener);
+            on_back.forget();
+        }
+        sender.send(&Message::Ask);
+        Some(Tabs(sender))
     }
 
     /// Tells the other tabs that `scope` is blocked until `block.until`.
     pub(super) fn post(&self, scope: &str, block: ScopeBlock) {
-        // A channel that cannot post (the page is closing) leaves the block to this page.
-        let _ = self.0.post_message(&encode(scope, block).into());
+        self.0.send(&Message::Block(scope.to_owned(), block));
     }
 }
 
@@ -51,47 +152,55 @@ fn micros(d: Duration) -> u64 {
         .saturating_add(u64::from(d.subsec_micros()))
 }
 
-/// A block as other tabs read it: `1`, its end and the delay asked in microseconds (the end
-/// on the wall clock), why, and the scope, tab-separated.
-fn encode(scope: &str, block: ScopeBlock) -> String {
-    let until = time_origin_us()
-        .unwrap_or(0)
-        .saturating_add(micros(block.until));
-    let why = match block.cause {
-        BlockCause::TooManyRequests => "429",
-        BlockCause::QuotaSpent => "quota",
-    };
-    format!("1\t{until}\t{}\t{why}\t{scope}", micros(block.asked))
+/// A message as other tabs read it, tab-separated: `2`, the sender's epoch and sequence, then
+/// `ask`, or `block` with its end and the delay asked in microseconds (the end on the wall
+/// clock), why, and the scope.
+fn encode(epoch: u64, seq: u64, message: &Message) -> String {
+    match message {
+        Message::Ask => format!("2\t{epoch}\t{seq}\task"),
+        Message::Block(scope, block) => {
+            let until = time_origin_us()
+                .unwrap_or(0)
+                .saturating_add(micros(block.until));
+            let why = match block.cause {
+                BlockCause::TooManyRequests => "429",
+                BlockCause::QuotaSpent => "quota",
+            };
+            let asked = micros(block.asked);
+            format!("2\t{epoch}\t{seq}\tblock\t{until}\t{asked}\t{why}\t{scope}")
+        }
+    }
 }
 
-/// A block another tab sent, on this page's clock; `None` for anything else.
-fn decode(message: &str) -> Option<(String, ScopeBlock)> {
-    let mut parts = message.splitn(5, '\t');
-    let (Some("1"), Some(until), Some(asked), Some(why), Some(scope)) = (
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-    ) else {
+/// A message another tab sent, with its epoch and sequence, on this page's clock; `None` for
+/// anything else.
+fn decode(message: &str) -> Option<(u64, u64, Message)> {
+    let mut parts = message.splitn(8, '\t');
+    let (Some("2"), Some(epoch), Some(seq), Some(kind)) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
         return None;
     };
-    let why = match why {
-        "429" => BlockCause::TooManyRequests,
-        "quota" => BlockCause::QuotaSpent,
+    let (epoch, seq) = (epoch.parse().ok()?, seq.parse().ok()?);
+    let message = match (kind, parts.next(), parts.next(), parts.next(), parts.next()) {
+        ("ask", None, ..) => Message::Ask,
+        ("block", Some(until), Some(asked), Some(why), Some(scope)) => {
+            let cause = match why {
+                "429" => BlockCause::TooManyRequests,
+                "quota" => BlockCause::QuotaSpent,
+                _ => return None,
+            };
+            let until: u64 = until.parse().ok()?;
+            let block = ScopeBlock {
+                until: Duration::from_micros(until.saturating_sub(time_origin_us()?)),
+                asked: Duration::from_micros(asked.parse().ok()?),
+                cause,
+            };
+            Message::Block(scope.to_owned(), block)
+        }
         _ => return None,
     };
-    let until: u64 = until.parse().ok()?;
-    let asked: u64 = asked.parse().ok()?;
-    let here = until.saturating_sub(time_origin_us()?);
-    Some((
-        scope.to_owned(),
-        ScopeBlock {
-            until: Duration::from_micros(here),
-            asked: Duration::from_micros(asked),
-            cause: why,
-        },
-    ))
+    Some((epoch, seq, message))
 }
 
 #[cfg(test)]
@@ -106,19 +215,25 @@ mod tests {
             asked: Duration::from_secs(10),
             cause: BlockCause::QuotaSpent,
         };
-        let message = encode("account:ops\twith a tab", block);
-        assert!(message.starts_with("1\t"));
+        let scope = "account:ops\twith a tab".to_owned();
+        let message = encode(7, 3, &Message::Block(scope.clone(), block));
+        assert!(message.starts_with("2\t7\t3\tblock\t"));
         // Read back on the same page: the same block, to the microsecond.
+        assert_eq!(decode(&message), Some((7, 3, Message::Block(scope, block))));
         assert_eq!(
-            decode(&message),
-            Some(("account:ops\twith a tab".to_owned(), block))
+            decode(&encode(7, 4, &Message::Ask)),
+            Some((7, 4, Message::Ask))
         );
         for other in [
             "",
-            "2\t1\t1\t429\tx",
-            "1\tsoon\t1\t429\tx",
-            "1\t1\t1\tnap\tx",
-            "1\t1\t1\t429",
+            "1\t1\t1\t429\tx",
+            "2\t7\t1\tnap",
+            "2\t7\t1\task\tmore",
+            "2\tsoon\t1\task",
+            "2\t7\tnext\task",
+            "2\t7\t1\tblock\tsoon\t1\t429\tx",
+            "2\t7\t1\tblock\t1\t1\tnap\tx",
+            "2\t7\t1\tblock\t1\t1\t429",
         ] {
             assert_eq!(decode(other), None, "{other:?}");
         }
