@@ -36,7 +36,7 @@ cargo clippy --locked -p palette-list-ssr --features ssr -- -D warnings
 cargo clippy --locked -p palette-list-ssr --lib --target wasm32-unknown-unknown --features hydrate -- -D warnings
 
 say "docs: every public item documented, no broken link"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked -p palette-list -p palette-list-model
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked -p palette-list -p palette-list-model -p palette-list-fleet
 say "the package holds only what an embedder needs"
 packaged="$(cargo package --list --locked --allow-dirty -p palette-list)"
 printf '%s\n' "$packaged" | sed 's/^/    /'

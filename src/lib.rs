@@ -28,7 +28,11 @@
 //! RateLimit fields that say nothing is left, hold back every read on the scope, which waits
 //! for the block's end if it fits its own budget and stops at once otherwise; identical reads
 //! share one action ([`RetryPolicy::with_coalescing`]); [`RetryPolicy::with_jitter`] spreads
-//! the reads a block held back.
+//! the reads a block held back. For a fleet of browsers on one quota, a scope can also cap its
+//! delayed reads ([`RetryPolicy::with_max_waiting`]), serve interactive reads before
+//! background ones ([`RetryPolicy::with_priority`]), make retries spend tokens that successes
+//! earn back ([`RetryPolicy::with_retry_tokens`]), and draw fallback waits with full jitter
+//! ([`RetryPolicy::with_full_jitter`]); the README's fleet table shows what each buys.
 //!
 //! - [`budget`]: the pure core that decides start / wait / stop, with `now` passed in.
 //! - [`runtime`]: drives the core in the browser ([`use_budgeted_get`] for any JSON `GET`).
