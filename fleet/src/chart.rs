@@ -131,7 +131,7 @@ fn panel(
         metric.label(),
         origin.0 + 8.0,
         origin.1 + 22.0,
-        section.short_title()
+        section.title()
     );
     let ticks: Vec<(f64, String)> = match metric {
         Metric::RequestsPerLoaded => (0..=top as u32)

@@ -44,22 +44,8 @@ impl Section {
         },
     ];
 
-    /// Its heading.
+    /// Its heading, short enough for the chart's panels.
     pub fn title(&self) -> String {
-        let arrivals = match self.arrivals {
-            Arrivals::AllAtOnce => "all clients at once".to_owned(),
-            Arrivals::Poisson(over) => format!("a Poisson stream over {} s", over.as_secs()),
-        };
-        let hints = if self.hints_exposed {
-            "Retry-After and RateLimit seen"
-        } else {
-            "Retry-After hidden (not in Access-Control-Expose-Headers)"
-        };
-        format!("{arrivals}; {hints}")
-    }
-
-    /// Its heading in the chart's narrow panels.
-    pub fn short_title(&self) -> String {
         let arrivals = match self.arrivals {
             Arrivals::AllAtOnce => "all at once".to_owned(),
             Arrivals::Poisson(over) => format!("Poisson over {} s", over.as_secs()),
