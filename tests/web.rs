@@ -12,7 +12,7 @@ use std::time::Duration;
 use leptos::mount::mount_to;
 use leptos::prelude::*;
 use leptos::task::tick;
-use palette_list::budget::{Outcome, RetryPolicy, StopReport};
+use palette_list::budget::{HeldBy, Outcome, Priority, RetryPolicy, RetryTokens, StopReport};
 use palette_list::palettes::{palettes_url, PaletteCollection};
 use palette_list::runtime::now;
 use palette_list::{
@@ -1098,6 +1098,82 @@ async fn past_the_cap_on_waiting_reads_a_new_screen_stops_and_sends_nothing() {
         [("coast", 429)],
         "{saw:?}"
     );
+}
+
+#[wasm_bindgen_test]
+async fn an_interactive_screen_goes_before_a_background_one_queued_earlier() {
+    // Every answer is held 400 ms, and one request may be in flight at once.
+    let base = post_limit("quota=10&window_s=60&answer_ms=400").await;
+    let policy = RetryPolicy::new().with_in_flight_limit(1);
+    let (first, _a) = embed(&base, "coast", policy.clone());
+    let background = policy.clone().with_priority(Priority::Background);
+    let (prefetch, _b) = embed(&base, "harbour", background);
+    let (shown, _c) = embed(&base, "dune", policy);
+    for (root, name) in [
+        (&first, "Tide Pool"),
+        (&shown, "Marram"),
+        (&prefetch, "Quay"),
+    ] {
+        wait_for(Duration::from_secs(3), "the palettes", || {
+            text(root, "palettes").filter(|t| t.contains(name))
+        })
+        .await;
+    }
+    // At the server: the interactive read that queued last went before the background one.
+    let saw = limit_saw(&base).await;
+    let order: Vec<&str> = saw.iter().map(|r| r.1.as_str()).collect();
+    assert_eq!(order, ["coast", "dune", "harbour"], "{saw:?}");
+}
+
+#[wasm_bindgen_test]
+async fn with_its_retry_token_spent_a_read_stops_instead_of_retrying() {
+    // 429, 429, palettes: one token pays for the first retry, and none is left for the second.
+    let case = case("quick-429s-then-palettes");
+    let base = post_run(&case.id).await;
+    let policy = case
+        .client_policy()
+        .with_retry_tokens(RetryTokens::new(1, 10));
+    let (read, _mounted) = mount_hook(palettes_url(&base, "coast"), policy, None);
+    let report = wait_for(Duration::from_secs(3), "the stop", || {
+        report_of(&read.state.get_untracked())
+    })
+    .await;
+    assert_eq!(
+        (report.outcome, report.attempts, report.held_by),
+        (Outcome::BudgetExhausted, 2, Some(HeldBy::RetryTokens))
+    );
+    sleep(Duration::from_millis(700)).await;
+    assert_eq!(server_saw(&base).await, ["answered", "answered"]);
+}
+
+#[wasm_bindgen_test]
+async fn full_jitter_spreads_the_fallback_retries_between_the_floor_and_the_listed_wait() {
+    // A 503 with no Retry-After at 1 s: the listed wait is 1 s and the floor 0.5 s, so each
+    // retry reaches the server between 1.5 s and 2 s after the first request.
+    let case = case("fallback-list-walks-then-budget-stops");
+    let policy = case.client_policy().with_full_jitter(true);
+    let mut reads = Vec::new();
+    for _ in 0..5 {
+        let base = post_run(&case.id).await;
+        let (read, mounted) = mount_hook(palettes_url(&base, "coast"), policy.clone(), None);
+        reads.push((base, read, mounted));
+    }
+    sleep(Duration::from_millis(2_300)).await;
+    let mut gaps = Vec::new();
+    for (base, ..) in &reads {
+        let saw = live::server_requests(base)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(saw.len() >= 2, "{saw:?}");
+        gaps.push(saw[1].arrived - saw[0].arrived);
+    }
+    let (least, most) = (gaps.iter().min().unwrap(), gaps.iter().max().unwrap());
+    assert!(
+        *least >= Duration::from_millis(1_450) && *most <= Duration::from_millis(2_100),
+        "{gaps:?}"
+    );
+    // Drawn, not fixed: five reads do not all wait the listed 1 s.
+    assert!(*least < Duration::from_millis(1_900), "{gaps:?}");
 }
 
 /// `n` Palette List screens reading `url` under `policy`, mounted in one go (no tick between).
