@@ -5,8 +5,8 @@
 //! and carries out what [`Page::poll_event`] says, arming the one timer of
 //! [`Page::poll_timeout`]. The rules of their meeting are written once, in this file:
 //!
-//! - A 2xx refills its scope's retry tokens; a read with [`RetryTokens`](super::RetryTokens) may retry only while
-//!   a whole token is left, and a retry spends one.
+//! - A 2xx refills its scope's retry tokens; a read with [`RetryTokens`](super::RetryTokens)
+//!   may retry only while a whole token is left, and a retry spends one.
 //! - An answer is read once, and reaches the ledger first. If it blocks its scope for longer,
 //!   every running read on the scope hears of the block (the answering one too), and only then
 //!   does the answering read decide.
@@ -171,11 +171,14 @@ impl Page {
             self.tell(now, i, block);
         }
         let entry = &mut self.reads[i];
+        let answered = matches!(entry.action.phase(), Phase::InFlight { .. });
         entry
             .action
             .receive(now, response, reading, body.err(), may_retry);
-        // An answer that leaves the read running leaves it waiting for a retry.
-        if let (Some(t), false) = (tokens, *entry.action.phase() == Phase::Stopped) {
+        // The answer to an attempt in flight that leaves the read running leaves it waiting
+        // for a retry (an answer the read could not own changes nothing).
+        let retries = answered && *entry.action.phase() != Phase::Stopped;
+        if let (Some(t), true) = (tokens, retries) {
             self.ledger.spend_retry(&entry.scope, t);
         }
         self.moved(i);

@@ -1474,6 +1474,14 @@ fn retries_spend_the_scopes_tokens_and_successes_earn_them_back() {
     }
     assert!(matches!(last_step(&mut page, reads[0]), Step::Wait { .. }));
     assert_eq!(purse(&page), Some(0));
+    // An answer the waiting read cannot own (a driver's repeat) spends nothing.
+    page.handle_response(T0 + s(1), reads[0], &Response::new(200), None, Ok(()));
+    page.handle_response(T0 + s(1), reads[0], &Response::new(429), None, Ok(()));
+    assert_eq!(
+        purse(&page),
+        Some(500),
+        "the 2xx still refills: the server answered it"
+    );
     let r = page.read(reads[2]).unwrap().report().unwrap().clone();
     assert_eq!(
         (r.outcome, r.held_by),
@@ -1484,22 +1492,22 @@ fn retries_spend_the_scopes_tokens_and_successes_earn_them_back() {
         "Too many recent requests to this API needed a retry; retries resume as requests \
          succeed. No retry was sent."
     );
-    // Two successes (one from a read without tokens) earn back half a token each.
+    // Two more successes (one from a read without tokens) earn back half a token each.
     page.handle_timeout(T0 + s(3));
     page.handle_response(T0 + s(4), reads[0], &Response::new(200), None, Ok(()));
-    assert_eq!(purse(&page), Some(500));
+    assert_eq!(purse(&page), Some(1000));
     let plain = page
         .handle_start(T0 + s(4), API, RetryPolicy::new(), 0)
         .unwrap();
     page.handle_response(T0 + s(5), plain, &Response::new(200), None, Ok(()));
-    assert_eq!(purse(&page), Some(1000));
-    // One whole token: the next read's 429 may retry again, and spends it.
+    assert_eq!(purse(&page), Some(1500));
+    // A whole token: the next read's 429 may retry again, and spends it.
     let next = page
         .handle_start(T0 + s(5), API, policy.clone(), 0)
         .unwrap();
     page.handle_response(T0 + s(6), next, &Response::new(429), None, Ok(()));
     assert!(matches!(last_step(&mut page, next), Step::Wait { .. }));
-    assert_eq!(purse(&page), Some(0));
+    assert_eq!(purse(&page), Some(500));
     // The purse never holds more than its size; another scope has its own.
     for _ in 0..10 {
         page.handle_timeout(T0 + s(20));
