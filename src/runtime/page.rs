@@ -9,7 +9,7 @@ use std::rc::{Rc, Weak};
 
 use gloo_timers::callback::Timeout;
 
-use super::tabs::{Heard, Tabs};
+use super::tabs::{Message, Tabs};
 use super::time::{now, timer_ms};
 use crate::budget::{
     Page, PageEvent, PolicyError, ReadAction, ReadId, RetryPolicy, ScopeState, Step,
@@ -31,15 +31,15 @@ thread_local! {
     static TIMER: RefCell<Option<Timeout>> = const { RefCell::new(None) };
     /// The channel to other tabs, opened with the first read or the first look at the ledger.
     static TABS: Option<Tabs> = Tabs::open(|heard| match heard {
-        Heard::Block(scope, block) => input(None, |page, now| {
+        Message::Block(scope, block) => input(None, |page, now| {
             page.handle_block(now, &scope, block);
         }),
-        Heard::Ask => {
+        Message::Ask => {
             let blocks = PAGE.with_borrow(|page| page.running_blocks(now()));
             TABS.with(|tabs| {
-                for (scope, block) in blocks {
-                    if let Some(tabs) = tabs {
-                        tabs.post(&scope, block);
+                if let Some(tabs) = tabs {
+                    for (scope, block) in &blocks {
+                        tabs.post(scope, *block);
                     }
                 }
             });

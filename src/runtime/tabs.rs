@@ -26,19 +26,10 @@ use crate::budget::{BlockCause, ScopeBlock};
 
 /// What one tab tells the others.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Message {
-    /// `scope` is blocked, on the receiver's clock.
+pub(super) enum Message {
+    /// `scope` is blocked; read on the receiving page's clock.
     Block(String, ScopeBlock),
-    /// "Tell me every block you know still runs."
-    Ask,
-}
-
-/// What arrives from another tab, as [`Tabs::open`]'s caller hears it.
-pub(super) enum Heard {
-    /// A block, on this page's clock.
-    Block(String, ScopeBlock),
-    /// Another tab asks for every block this page knows still runs: answer with
-    /// [`Tabs::post`].
+    /// "Tell me every block you know still runs": answered with [`Tabs::post`].
     Ask,
 }
 
@@ -84,7 +75,7 @@ impl Tabs {
     /// reaches `hear`, in order, stale messages left out. It asks again whenever the page is
     /// restored from the back/forward cache or becomes visible. `None` where the browser has
     /// no `BroadcastChannel`: the page keeps its blocks to itself.
-    pub(super) fn open(hear: impl Fn(Heard) + 'static) -> Option<Tabs> {
+    pub(super) fn open(hear: impl Fn(Message) + 'static) -> Option<Tabs> {
         let channel = BroadcastChannel::new(CHANNEL).ok()?;
         let salt = (js_sys::Math::random() * 1024.0) as u64;
         let sender = Rc::new(Sender {
@@ -100,10 +91,7 @@ impl Tabs {
                 return;
             };
             if epoch != receiver.epoch && receiver.fresh(epoch, seq) {
-                hear(match message {
-                    Message::Block(scope, block) => Heard::Block(scope, block),
-                    Message::Ask => Heard::Ask,
-                });
+                hear(message);
             }
         });
         sender
