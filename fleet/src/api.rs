@@ -59,7 +59,7 @@ pub struct Api {
     /// Where the fake clock stands, to advance it by differences.
     clock_at: Duration,
     /// Requests that reached the limiter, by whole second of arrival.
-    per_second: Vec<u32>,
+    by_second: Vec<u32>,
     /// Every request that reached it.
     pub requests: u64,
     /// The ones it refused with 429.
@@ -81,7 +81,7 @@ impl Api {
             limiter,
             clock,
             clock_at: Duration::ZERO,
-            per_second: Vec::new(),
+            by_second: Vec::new(),
             requests: 0,
             refusals: 0,
         }
@@ -100,10 +100,10 @@ impl Api {
         self.clock.advance(now.saturating_sub(self.clock_at));
         self.clock_at = self.clock_at.max(now);
         let second = usize::try_from(now.as_secs()).unwrap_or(usize::MAX);
-        if self.per_second.len() <= second {
-            self.per_second.resize(second + 1, 0);
+        if self.by_second.len() <= second {
+            self.by_second.resize(second + 1, 0);
         }
-        self.per_second[second] += 1;
+        self.by_second[second] += 1;
         self.requests += 1;
         let answer = match self.limiter.check() {
             Ok(snapshot) => {
@@ -136,6 +136,6 @@ impl Api {
 
     /// The most requests that reached the limiter in one whole second.
     pub fn peak_per_second(&self) -> u32 {
-        self.per_second.iter().copied().max().unwrap_or(0)
+        self.by_second.iter().copied().max().unwrap_or(0)
     }
 }

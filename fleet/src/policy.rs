@@ -4,36 +4,41 @@ use std::time::Duration;
 
 use palette_list::budget::{RetryPolicy, RetryTokens};
 
-/// How a client retries a read that was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FleetPolicy {
+/// A baseline retrier, written here as its library behaves by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Baseline {
     /// A classic per-request retrier: after a 429 it waits 2 s, then 4 s, whatever the server
     /// said; 3 attempts; no deadline, no shared state.
     Classic,
     /// As ky does by default: `Retry-After` honoured whatever its length (else 0.3 s doubling);
     /// 3 attempts (its retry limit of 2); no total budget, no shared state.
     KyLike,
+}
+
+impl Baseline {
+    /// The attempts either baseline makes at most, the first included.
+    pub const ATTEMPTS: u32 = 3;
+
+    /// The wait after `attempts` refused attempts, given the answer's `Retry-After` in seconds.
+    pub fn wait(self, attempts: u32, retry_after: Option<u64>) -> Duration {
+        match self {
+            Self::Classic => Duration::from_secs(if attempts <= 1 { 2 } else { 4 }),
+            Self::KyLike => match retry_after {
+                Some(seconds) => Duration::from_secs(seconds),
+                None => Duration::from_millis(300) * 2u32.pow(attempts.saturating_sub(1)),
+            },
+        }
+    }
+}
+
+/// How a client retries a read that was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FleetPolicy {
+    /// A baseline retrier.
+    Baseline(Baseline),
     /// This crate: each client is a [`Page`](palette_list::budget::Page) running the core
     /// under this policy.
     Budget(Box<RetryPolicy>),
-}
-
-impl FleetPolicy {
-    /// The attempts either baseline makes at most, the first included.
-    pub const BASELINE_ATTEMPTS: u32 = 3;
-
-    /// A baseline's wait after `attempts` refused attempts, given the answer's `Retry-After`
-    /// in seconds; `None` for this crate's policy, whose core decides.
-    pub fn baseline_wait(&self, attempts: u32, retry_after: Option<u64>) -> Option<Duration> {
-        match self {
-            Self::Classic => Some(Duration::from_secs(if attempts <= 1 { 2 } else { 4 })),
-            Self::KyLike => Some(match retry_after {
-                Some(seconds) => Duration::from_secs(seconds),
-                None => Duration::from_millis(300) * 2u32.pow(attempts.saturating_sub(1)),
-            }),
-            Self::Budget(_) => None,
-        }
-    }
 }
 
 /// A named policy in the fleet's table.
@@ -56,11 +61,11 @@ pub fn contenders() -> Vec<Contender> {
     vec![
         Contender {
             name: "classic 2 s / 4 s",
-            policy: FleetPolicy::Classic,
+            policy: FleetPolicy::Baseline(Baseline::Classic),
         },
         Contender {
             name: "ky-like",
-            policy: FleetPolicy::KyLike,
+            policy: FleetPolicy::Baseline(Baseline::KyLike),
         },
         Contender {
             name: "palette-list defaults",

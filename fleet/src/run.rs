@@ -11,7 +11,7 @@ use palette_list::budget::{
 
 use crate::api::{Api, ApiConfig};
 use crate::figures::Figures;
-use crate::policy::FleetPolicy;
+use crate::policy::{Baseline, FleetPolicy};
 use crate::random::Draws;
 
 /// The scope every read of the fleet shares on its own page: the API's origin.
@@ -77,11 +77,6 @@ enum Happening {
     Timer,
 }
 
-/// A baseline client's one read in progress.
-struct BaselineRead {
-    attempts: u32,
-}
-
 /// How a client runs its reads.
 enum Engine<'a> {
     /// A page running this crate's core under `policy`; `armed` is the page's one timer.
@@ -90,8 +85,8 @@ enum Engine<'a> {
         policy: &'a RetryPolicy,
         armed: Option<Duration>,
     },
-    /// A baseline retrier.
-    Baseline(Option<BaselineRead>),
+    /// A baseline retrier; `attempts` of the read under way (0 between reads).
+    Baseline { retrier: Baseline, attempts: u32 },
 }
 
 struct Client<'a> {
@@ -142,7 +137,10 @@ pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, PolicyE
                     policy,
                     armed: None,
                 },
-                _ => Engine::Baseline(None),
+                FleetPolicy::Baseline(retrier) => Engine::Baseline {
+                    retrier: *retrier,
+                    attempts: 0,
+                },
             },
             reads_left: scenario.reads_per_client,
             read_started: Duration::ZERO,
@@ -199,32 +197,23 @@ pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, PolicyE
                 }
                 ended
             }
-            Engine::Baseline(current) => match what {
-                Happening::Start => {
-                    *current = Some(BaselineRead { attempts: 1 });
-                    events.push(now + half, c, Happening::Arrive { read: None });
-                    None
-                }
-                Happening::Timer => {
-                    let read = current.as_mut().expect("a baseline timer is a retry");
-                    read.attempts += 1;
+            Engine::Baseline { retrier, attempts } => match what {
+                Happening::Start | Happening::Timer => {
+                    *attempts += 1;
                     events.push(now + half, c, Happening::Arrive { read: None });
                     None
                 }
                 Happening::Answer { response, .. } => {
-                    let read = current.as_mut().expect("an answer to a read under way");
                     let retry_after = response.retry_after.as_deref().and_then(|v| v.parse().ok());
                     if response.status == 200 {
-                        *current = None;
+                        *attempts = 0;
                         Some(true)
-                    } else if read.attempts < FleetPolicy::BASELINE_ATTEMPTS {
-                        let wait = policy
-                            .baseline_wait(read.attempts, retry_after)
-                            .expect("a baseline policy");
+                    } else if *attempts < Baseline::ATTEMPTS {
+                        let wait = retrier.wait(*attempts, retry_after);
                         events.push(now + wait, c, Happening::Timer);
                         None
                     } else {
-                        *current = None;
+                        *attempts = 0;
                         Some(false)
                     }
                 }
