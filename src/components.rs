@@ -155,20 +155,22 @@ where
     T: ReadData,
 {
     let region = NodeRef::<leptos::html::Div>::new();
-    let said = RwSignal::new(String::new());
     // Runs in the browser only, at each change of state (never at a countdown tick, which is
-    // the clock's); the text is written only when the words differ.
+    // the clock's). The region is the effect's alone (the view gives it no children), so the
+    // words are written straight in, and only when they differ from what it says.
     Effect::new(move || {
+        let words = read.state.with(announcement);
         #[cfg(target_arch = "wasm32")]
         if let Some(region) = region.get() {
             visually_hidden(&region);
+            if region.text_content().is_none_or(|said| said != words) {
+                region.set_text_content(Some(&words));
+            }
         }
-        let words = read.state.with(announcement);
-        if said.with_untracked(|s| *s != words) {
-            said.set(words);
-        }
+        #[cfg(not(target_arch = "wasm32"))]
+        let _ = (words, region);
     });
-    view! { <div node_ref=region data-testid="announce" aria-live="polite">{said}</div> }
+    view! { <div node_ref=region data-testid="announce" aria-live="polite"></div> }
 }
 
 /// Hides `element` from sight but not from screen readers, through CSSOM.
