@@ -317,6 +317,23 @@ async fn leaving_by_unmount_sends_nothing_more() {
 }
 
 #[wasm_bindgen_test]
+async fn unmounting_in_flight_aborts_on_the_wire() {
+    // Attempt 1 takes 2 s on the server. The screen unmounts at 1 s, with its fetch under way:
+    // leaving is the owner's cleanup, not the end of the fetch that still holds the read.
+    let (base, root, handle) = screen("schedule-a-seconds").await;
+    wait_for(Duration::from_secs(1), "attempt 1", || {
+        text(&root, "attempt")
+    })
+    .await;
+    sleep(Duration::from_secs(1)).await;
+    drop(handle);
+    assert_eq!(root.inner_html(), "", "unmounted");
+    // Past the time the server would have answered.
+    sleep(Duration::from_millis(1_700)).await;
+    assert_eq!(server_saw(&base).await, ["aborted"]);
+}
+
+#[wasm_bindgen_test]
 async fn leaving_in_flight_aborts_on_the_wire_and_the_late_answer_is_never_shown() {
     // Attempt 1 takes 2 s on the server. Cancel at 1 s.
     let (base, root, _mounted) = screen("schedule-a-seconds").await;
