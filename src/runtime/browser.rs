@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
-use send_wrapper::SendWrapper;
 use web_sys::AbortController;
 
 use super::coalesce::{self, Joinable, ReadKey, ReaderKind};
@@ -71,29 +70,30 @@ where
             reader,
             shows: RefCell::new(shared),
         });
-        let on_change = SendWrapper::new(screen.clone());
+        let stored = StoredValue::new_local(screen.clone());
+        // An effect may hold what is not `Send`; it runs on this thread, after mount.
         Effect::new(move || {
             request.track();
             untrack(|| {
-                let shared = on_change.current();
+                let shared = screen.current();
                 if request.with(|r| *r != shared.request) {
-                    on_change.move_to(request.get());
+                    screen.move_to(request.get());
                 } else if shared.owned.get() == 0 {
                     // Every screen's effect asks; the first to run starts the read.
                     start(&shared);
                 }
             });
         });
-        let on_leave = SendWrapper::new(screen.clone());
+        // An owner runs its cleanups before it drops its stored values, so the screen is
+        // still there to leave.
         on_cleanup(move || {
-            let shared = on_leave.current();
-            if shared.screens.part(id) {
-                leave(&shared);
+            if let Some(shared) = stored.try_with_value(|s| s.current()) {
+                if shared.screens.part(id) {
+                    leave(&shared);
+                }
             }
         });
-        Driver {
-            screen: StoredValue::new_local(screen),
-        }
+        Driver { screen: stored }
     }
 
     pub(super) fn try_again(&self) {
