@@ -1387,10 +1387,7 @@ fn a_pages_places_follow_its_reads_phases() {
     let b = page
         .handle_start(T0 + s(1), API, limited.clone(), 0)
         .unwrap();
-    assert!(matches!(
-        page.read(b).unwrap().phase(),
-        Phase::InFlight { .. }
-    ));
+    assert!(is_in_flight(&page, b));
     assert_eq!(places(&page), (1, 0));
     // The next queues behind it, and takes its place when it leaves.
     let c = page.handle_start(T0 + s(1), API, limited, 0).unwrap();
@@ -1400,10 +1397,7 @@ fn a_pages_places_follow_its_reads_phases() {
     ));
     assert_eq!(places(&page), (1, 1));
     page.handle_leave(T0 + s(2), b);
-    assert!(matches!(
-        page.read(c).unwrap().phase(),
-        Phase::InFlight { .. }
-    ));
+    assert!(is_in_flight(&page, c));
     assert_eq!(places(&page), (1, 0));
     // A stopped read is forgotten on request; a running one is not.
     assert!(page.remove(c).is_none());
@@ -1444,6 +1438,11 @@ fn answers_that_arrive_out_of_order_never_raise_what_is_left_in_a_window() {
 }
 
 // Retry tokens: retries on a scope spend a shared purse that successes refill.
+
+/// Whether a page read's attempt is in flight.
+fn is_in_flight(page: &Page, read: ReadId) -> bool {
+    matches!(page.read(read).unwrap().phase(), Phase::InFlight { .. })
+}
 
 /// A page read's step after its last input.
 fn last_step(page: &mut Page, read: ReadId) -> Step {
@@ -1602,20 +1601,14 @@ fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
     let fourth = page
         .handle_start(T0 + s(6), API, policy.clone(), 0)
         .unwrap();
-    assert!(matches!(
-        page.read(fourth).unwrap().phase(),
-        Phase::InFlight { .. }
-    ));
+    assert!(is_in_flight(&page, fourth));
     // Queued reads count as delayed too.
     let mut page = Page::new();
     let one = policy.clone().with_in_flight_limit(1).with_max_waiting(1);
     let running = page.handle_start(T0, API, one.clone(), 0).unwrap();
     let queued = page.handle_start(T0, API, one.clone(), 0).unwrap();
     let turned = page.handle_start(T0, API, one, 0).unwrap();
-    assert!(matches!(
-        page.read(running).unwrap().phase(),
-        Phase::InFlight { .. }
-    ));
+    assert!(is_in_flight(&page, running));
     assert!(matches!(
         page.read(queued).unwrap().phase(),
         Phase::Queued { .. }
@@ -1649,7 +1642,7 @@ fn an_interactive_read_goes_before_queued_background_reads_and_each_priority_is_
     let in_flight = |page: &Page| {
         [running, b1, b2, i1, i2]
             .into_iter()
-            .filter(|r| matches!(page.read(*r).unwrap().phase(), Phase::InFlight { .. }))
+            .filter(|r| is_in_flight(page, *r))
             .collect::<Vec<_>>()
     };
     let mut order = Vec::new();
