@@ -122,6 +122,17 @@ async fn screen(scenario: &str) -> (String, web_sys::HtmlElement, impl Drop) {
     screen_with(&format!("scenario={scenario}"), None).await
 }
 
+/// A screen 1 s into attempt 1, which takes 2 s on the server: a request in flight to leave.
+async fn one_second_into_a_slow_attempt() -> (String, web_sys::HtmlElement, impl Drop) {
+    let (base, root, handle) = screen("schedule-a-seconds").await;
+    wait_for(Duration::from_secs(1), "attempt 1", || {
+        text(&root, "attempt")
+    })
+    .await;
+    sleep(Duration::from_secs(1)).await;
+    (base, root, handle)
+}
+
 /// The same, for a run created with `query`, under `policy` (default: the SPEC's): the screen
 /// with its trace panel, as the demo shows it.
 async fn screen_with(
@@ -318,14 +329,9 @@ async fn leaving_by_unmount_sends_nothing_more() {
 
 #[wasm_bindgen_test]
 async fn unmounting_in_flight_aborts_on_the_wire() {
-    // Attempt 1 takes 2 s on the server. The screen unmounts at 1 s, with its fetch under way:
-    // leaving is the owner's cleanup, not the end of the fetch that still holds the read.
-    let (base, root, handle) = screen("schedule-a-seconds").await;
-    wait_for(Duration::from_secs(1), "attempt 1", || {
-        text(&root, "attempt")
-    })
-    .await;
-    sleep(Duration::from_secs(1)).await;
+    // The screen unmounts with its fetch under way: leaving is the owner's cleanup, not the
+    // end of the fetch that still holds the read.
+    let (base, root, handle) = one_second_into_a_slow_attempt().await;
     drop(handle);
     assert_eq!(root.inner_html(), "", "unmounted");
     // Past the time the server would have answered.
@@ -335,13 +341,7 @@ async fn unmounting_in_flight_aborts_on_the_wire() {
 
 #[wasm_bindgen_test]
 async fn leaving_in_flight_aborts_on_the_wire_and_the_late_answer_is_never_shown() {
-    // Attempt 1 takes 2 s on the server. Cancel at 1 s.
-    let (base, root, _mounted) = screen("schedule-a-seconds").await;
-    wait_for(Duration::from_secs(1), "attempt 1", || {
-        text(&root, "attempt")
-    })
-    .await;
-    sleep(Duration::from_secs(1)).await;
+    let (base, root, _mounted) = one_second_into_a_slow_attempt().await;
     click(&root, "cancel");
     let stop = wait_for(Duration::from_secs(1), "the stop", || {
         text(&root, "stop-outcome")
