@@ -70,7 +70,9 @@ where
             reader,
             shows: RefCell::new(shared),
         });
-        let stored = StoredValue::new_local(screen.clone());
+        let driver = Driver {
+            screen: StoredValue::new_local(screen.clone()),
+        };
         // An effect may hold what is not `Send`; it runs on this thread, after mount.
         Effect::new(move || {
             request.track();
@@ -87,13 +89,13 @@ where
         // An owner runs its cleanups before it drops its stored values, so the screen is
         // still there to leave.
         on_cleanup(move || {
-            if let Some(shared) = stored.try_with_value(|s| s.current()) {
+            if let Some(shared) = driver.current() {
                 if shared.screens.part(id) {
                     leave(&shared);
                 }
             }
         });
-        Driver { screen: stored }
+        driver
     }
 
     pub(super) fn try_again(&self) {
