@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use palette_list::budget::{
+use retry_budget::{
     BodyProblem, HttpDate, LastResponse, Outcome, StopReport, StoppedWhile, TransportFailure,
 };
 
 const README: &str = include_str!("../README.md");
-const CONTRACT: &str = include_str!("../docs/contract.md");
+const CONTRACT: &str = include_str!("../crates/retry-budget/docs/contract.md");
 
 /// One example stop of `outcome`, as the README's third column describes it.
 fn example(outcome: Outcome) -> StopReport {

@@ -3,6 +3,7 @@
 //! time as `SCENARIO_API`). The server counts requests on the wire.
 #![cfg(target_arch = "wasm32")]
 
+#[path = "../model/tests/common/mod.rs"]
 mod common;
 
 use std::cell::RefCell;
@@ -12,15 +13,16 @@ use std::time::Duration;
 use leptos::mount::mount_to;
 use leptos::prelude::*;
 use leptos::task::tick;
-use palette_list::budget::{HeldBy, Outcome, Priority, RetryPolicy, RetryTokens, StopReport};
+use leptos_retry_budget::runtime::now;
 use palette_list::palettes::{palettes_url, PaletteCollection};
-use palette_list::runtime::now;
 use palette_list::{
     use_budgeted_get, use_budgeted_read, BudgetedRead, PaletteList, PaletteListView, ReadRequest,
     ReadState, TracePanel,
 };
+use palette_list_demo::live;
 use palette_list_model::expect::{compare, line_matches, Comparison};
-use palette_list_model::{live, Case, Fixture, Replay};
+use palette_list_model::{Case, Fixture, Replay};
+use retry_budget::{HeldBy, Outcome, Priority, RetryPolicy, RetryTokens, StopReport};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -818,9 +820,7 @@ async fn leaving_a_thousand_times_leaves_nothing_behind() {
                     let started = read
                         .trace_untracked()
                         .iter()
-                        .filter(|e| {
-                            matches!(e.event, palette_list::budget::Event::AttemptStarted { .. })
-                        })
+                        .filter(|e| matches!(e.event, retry_budget::Event::AttemptStarted { .. }))
                         .count();
                     drop(mounted.take());
                     left.push((base.clone(), started));
@@ -1325,7 +1325,8 @@ struct OtherTab {
 
 impl OtherTab {
     fn open() -> Self {
-        let channel = web_sys::BroadcastChannel::new(palette_list::runtime::CHANNEL).unwrap();
+        let channel =
+            web_sys::BroadcastChannel::new(leptos_retry_budget::runtime::CHANNEL).unwrap();
         let heard = Rc::new(RefCell::new(Vec::<String>::new()));
         let sink = heard.clone();
         let listener = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::MessageEvent)>::new(
@@ -1419,8 +1420,10 @@ async fn blocks_cross_to_other_tabs_and_back() {
     }
     tab.post_message(&"hello".into()).unwrap();
     sleep(Duration::from_millis(50)).await;
-    let block = palette_list::runtime::scope_state(&scope).block.unwrap();
-    assert_eq!(block.cause, palette_list::budget::BlockCause::QuotaSpent);
+    let block = leptos_retry_budget::runtime::scope_state(&scope)
+        .block
+        .unwrap();
+    assert_eq!(block.cause, retry_budget::BlockCause::QuotaSpent);
     assert!(block.until > now() + Duration::from_secs(4));
 }
 
@@ -1496,7 +1499,9 @@ async fn a_tab_that_missed_a_block_asks_and_hears_it_and_stale_messages_change_n
         tab.post_message(&message.into()).unwrap();
     }
     sleep(Duration::from_millis(100)).await;
-    let block = palette_list::runtime::scope_state(&scope).block.unwrap();
+    let block = leptos_retry_budget::runtime::scope_state(&scope)
+        .block
+        .unwrap();
     assert!(block.until < now() + Duration::from_secs(2), "{block:?}");
 }
 
@@ -1554,7 +1559,7 @@ async fn a_header_goes_out_on_every_attempt_and_its_value_nowhere_else() {
             .map(|e| e.event.to_string())
             .collect::<Vec<_>>()
             .join("\n"),
-        palette_list::runtime::scope_state(&scope),
+        leptos_retry_budget::runtime::scope_state(&scope),
         heard.borrow().join("\n")
     );
     assert!(!written.contains(MARKED), "{written}");
@@ -1642,7 +1647,7 @@ async fn a_new_request_stops_the_old_read_on_the_wire_and_starts_one_new_read() 
     let trace = read.trace_untracked();
     let starts = trace
         .iter()
-        .filter(|e| matches!(e.event, palette_list::budget::Event::ActionStarted { .. }))
+        .filter(|e| matches!(e.event, retry_budget::Event::ActionStarted { .. }))
         .count();
     assert_eq!(starts, 1, "{trace:?}");
     // Past the first read's planned retry (its 429 came at 2 s, and asked for 2 s more).

@@ -5,21 +5,22 @@
 //! only.
 #![cfg(target_arch = "wasm32")]
 
+pub mod live;
 mod shared_api;
 
 use std::time::Duration;
 
+use crate::live::ServerRequest;
 use gloo_timers::callback::Interval;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::{Route, Router, Routes, A};
 use leptos_router::hooks::use_query_map;
 use leptos_router::path;
-use palette_list::budget::{seconds_text, Precision, RetryPolicy};
 use palette_list::palettes::{palettes_url, PaletteCollection};
 use palette_list::{use_budgeted_read, PaletteListView, ReadRequest, TracePanel};
-use palette_list_model::live::{self, ServerRequest};
 use palette_list_model::{Case, Fixture};
+use retry_budget::{seconds_text, Precision, RetryPolicy};
 use send_wrapper::SendWrapper;
 use serde_json::Value;
 

@@ -2,15 +2,15 @@
 //! fixed-window limiter on the scenario API), with what the server counted beside what the
 //! page's scope ledger knows.
 
+use crate::live::{self, LimitedRequest};
 use gloo_timers::callback::Interval;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos_retry_budget::runtime::{now, scope_state};
 use leptos_router::hooks::{use_navigate, use_query_map};
 use leptos_router::NavigateOptions;
-use palette_list::budget::{seconds_text, BlockCause, Precision, RetryPolicy};
-use palette_list::runtime::{now, scope_state};
 use palette_list::PaletteList;
-use palette_list_model::live::{self, LimitedRequest};
+use retry_budget::{seconds_text, BlockCause, Precision, RetryPolicy};
 use send_wrapper::SendWrapper;
 
 /// The limit every screen here shares: 3 requests per 10 s window, each answer held 300 ms as

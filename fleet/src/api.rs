@@ -8,7 +8,7 @@ use governor::clock::{Clock, FakeRelativeClock};
 use governor::middleware::StateInformationMiddleware;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
-use palette_list::budget::Response;
+use retry_budget::Response;
 
 /// How the API limits and how fast it answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use palette_list::budget::{RetryPolicy, RetryTokens};
+use retry_budget::{RetryPolicy, RetryTokens};
 
 /// A baseline retrier, written here as its library behaves by default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,7 +36,7 @@ impl Baseline {
 pub enum FleetPolicy {
     /// A baseline retrier.
     Baseline(Baseline),
-    /// This crate: each client is a [`Page`](palette_list::budget::Page) running the core
+    /// This crate: each client is a [`Page`](retry_budget::Page) running the core
     /// under this policy.
     Budget(Box<RetryPolicy>),
 }

@@ -5,9 +5,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Duration;
 
-use palette_list::budget::{
-    Outcome, Page, PageEvent, PolicyError, ReadId, Response, RetryPolicy, Step,
-};
+use retry_budget::{Outcome, Page, PageEvent, PolicyError, ReadId, Response, RetryPolicy, Step};
 
 use crate::api::{Api, ApiConfig};
 use crate::figures::Figures;

@@ -5,11 +5,11 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use palette_list::budget::RetryPolicy;
 use palette_list_fleet::policy::FleetPolicy;
 use palette_list_fleet::{
     chart, contenders, measure, run, Arrivals, Measured, Section, FLEET_SIZES,
 };
+use retry_budget::RetryPolicy;
 
 /// Every section's rows at the README's seed, computed once for all the tests.
 fn table() -> &'static [Measured] {

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use palette_list::budget::Outcome;
+use retry_budget::Outcome;
 use serde_json::{json, Map, Value};
 
 use crate::values::{kind, seconds_from_json, status};

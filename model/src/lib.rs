@@ -1,4 +1,4 @@
-//! The fixture model of [`palette_list`]: reads fixture files, replays each case through the
+//! The fixture model of the Palette List read: reads fixture files, replays each case through the
 //! same budget core on a virtual clock, and judges the result against the case's `expect`.
 //! There is no second implementation of the rules here; every decision is the core's.
 //!
@@ -9,22 +9,21 @@
 //!   [`Replay::to_json`] writes one as JSON.
 //! - [`expect`]: the `expect` contract: keys, comparison, absent keys; [`judge`]: the verdicts
 //!   on a case, a scope and an invalid fixture.
-//! - `live` (wasm32): a case played for real against the scenario API, from a page.
 //! - The `replay` binary: `replay FILE [--json]`.
 //!
 #![doc = include_str!("../FORMAT.md")]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod data;
 pub mod expect;
 pub mod fixture;
 pub mod judge;
-#[cfg(target_arch = "wasm32")]
-pub mod live;
 mod replay;
 mod replay_json;
 mod values;
 
+pub use data::read_data;
 pub use fixture::{
     Answer, Attempt, Body, Case, CaseError, Fixture, FixtureError, InvalidFixture, Request,
     ScopeAction, ScopeCase,

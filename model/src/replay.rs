@@ -3,13 +3,13 @@
 
 use std::time::{Duration, SystemTime};
 
-use palette_list::body::BodyReader;
-use palette_list::budget::{
-    is_success, seconds_text, BodyProblem, ClockSource, Event, HeaderNote, Page, PageEvent, Phase,
-    Precision, RateLimitFields, ReadId, Response, Step, StopReport, TraceEvent, TransportFailure,
+use retry_budget::{
+    is_success, seconds_text, BodyProblem, BodyReader, ClockSource, Event, HeaderNote, Page,
+    PageEvent, Phase, Precision, RateLimitFields, ReadId, Response, Step, StopReport, TraceEvent,
+    TransportFailure,
 };
-use palette_list::palettes::PaletteCollection;
 
+use crate::data::read_data;
 use crate::fixture::{Answer, Body, Case, CaseError, ScopeCase};
 
 /// What replaying a case produced: the `expect` values, derived from the trace.
@@ -360,7 +360,7 @@ fn answer(player: &mut Player, now: Duration, page: &mut Page) {
 }
 
 /// A 2xx's body read as the browser reads it (the library's one body rule, [`BodyReader`]), as
-/// the Palette List's data; any other status's body is not read.
+/// the Palette List's data ([`read_data`]); any other status's body is not read.
 fn read_body(status: u16, body: Option<&Body>, limit: u64) -> Result<(), BodyProblem> {
     if !is_success(status) {
         return Ok(());
@@ -369,7 +369,7 @@ fn read_body(status: u16, body: Option<&Body>, limit: u64) -> Result<(), BodyPro
     for chunk in body.map(Body::chunks).into_iter().flatten() {
         reader.push(&chunk)?;
     }
-    reader.finish(PaletteCollection::from_json).map(drop)
+    reader.finish(read_data)
 }
 
 /// A readable timeline of a replay: each event with its elapsed time, then what the user sees.

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use palette_list::budget::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};
+use retry_budget::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};
 
 use crate::replay::Replay;
 use crate::values::seconds_to_json;

@@ -8,10 +8,8 @@ use std::time::{Duration, SystemTime};
 use axum::body::Body;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use palette_list::budget::{
-    parse_retry_after, receipt_clock, HttpDate, RetryAfter, FIRST_HTTP_DATE,
-};
 use palette_list_model::{Body as FixtureBody, Case};
+use retry_budget::{parse_retry_after, receipt_clock, HttpDate, RetryAfter, FIRST_HTTP_DATE};
 
 use crate::error::error;
 
@@ -40,7 +38,7 @@ pub(crate) fn playable(case: &Case, now: SystemTime) -> Result<(), String> {
         let earliest = attempt
             .answer
             .header("Date")
-            .and_then(palette_list::budget::parse_date_header)
+            .and_then(retry_budget::parse_date_header)
             .or(case.wall_clock_at_zero);
         let Some(earliest) = earliest else {
             continue; // sent as written: nothing is moved

@@ -29,11 +29,11 @@ mod bench {
     use std::time::Duration;
 
     use leptos::prelude::*;
-    use palette_list::budget::Event;
     use palette_list::palettes::PaletteCollection;
     use palette_list::{
         use_budgeted_read, BudgetedRead, PaletteListView, ReadRequest, ReadState, RetryPolicy,
     };
+    use retry_budget::Event;
     use serde_json::json;
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
@@ -207,9 +207,9 @@ mod bench {
                 on_clock(p)
             }),
         ];
-        let (t0, callbacks0) = (palette_list::runtime::now(), counter("callbacks"));
+        let (t0, callbacks0) = (leptos_retry_budget::runtime::now(), counter("callbacks"));
         until(read, |s| !matches!(s, ReadState::Waiting { .. })).await;
-        let seconds = (palette_list::runtime::now() - t0).as_secs_f64();
+        let seconds = (leptos_retry_budget::runtime::now() - t0).as_secs_f64();
         let callbacks = counter("callbacks") - callbacks0;
         for e in effects {
             e.stop();

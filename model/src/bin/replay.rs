@@ -10,10 +10,10 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use palette_list::budget::{seconds_text, Precision};
-use palette_list::timeline::Timeline;
 use palette_list_model::judge::{self, check_case, judge_invalid, InvalidVerdict};
 use palette_list_model::{scope_timeline, timeline, Case, CaseError, Fixture, ScopeCase};
+use retry_budget::timeline::Timeline;
+use retry_budget::{seconds_text, Precision};
 use serde_json::{json, Map, Value};
 
 const USAGE: &str = "usage: replay FILE [--json] [--svg DIR]";

@@ -1,0 +1,23 @@
+#![doc = include_str!("../README.md")]
+//!
+//! ## Inside
+//!
+//! - [`runtime`]: the core driven in the browser ([`use_budgeted_read`], [`use_budgeted_get`]);
+//!   on the server the same items render the initial state and send nothing.
+//! - [`components`]: the parts a screen is made of: [`ReadStatus`], [`Countdown`],
+//!   [`StopMessage`], [`Announcer`], [`TracePanel`] and [`Timeline`].
+//!
+//! Rendering modes: the crate enables none; turn on `csr`, `hydrate` or `ssr` as your app does.
+//! In the browser the read starts when the component is mounted or hydrated.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod components;
+pub mod runtime;
+
+pub use components::{Announcer, Countdown, ReadStatus, StopMessage, Timeline, TracePanel};
+pub use retry_budget::{ReadRequest, RetryPolicy};
+pub use runtime::{use_budgeted_get, use_budgeted_read, BudgetedRead, ReadState};
+
+#[cfg(all(test, target_arch = "wasm32"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

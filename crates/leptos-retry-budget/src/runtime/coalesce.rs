@@ -1,0 +1,83 @@
+//! The page's reads that screens may join, by what makes two reads the same read.
+
+use std::any::{Any, TypeId};
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use retry_budget::request::ReadRequest;
+use retry_budget::RetryPolicy;
+
+/// What makes two reads the same read, so that they may share one action.
+#[derive(PartialEq)]
+pub(super) struct ReadKey {
+    scope: Rc<str>,
+    /// The URL, the headers (two reads that differ only in a header are two reads) and the
+    /// credentials mode.
+    request: ReadRequest,
+    policy: RetryPolicy,
+    data: TypeId,
+    reader: TypeId,
+}
+
+/// A body reader's identity, where it has one.
+#[derive(Clone, Copy)]
+pub(super) struct ReaderKind(Option<TypeId>);
+
+impl ReaderKind {
+    /// A reader of type `R`: known by its type where it holds no state (a `fn` item, a closure
+    /// that captures nothing), which is stable and unique, unlike a function's address. A
+    /// reader that holds state has no identity: its type alone does not say what it reads.
+    pub(super) fn of<R: 'static>() -> Self {
+        Self((size_of::<R>() == 0).then(TypeId::of::<R>))
+    }
+}
+
+impl ReadKey {
+    /// The key of a read of `request` on `scope` under `policy`, whose body `reader` reads as
+    /// `T`; `None` where the reader has no identity, so that no other read is the same.
+    pub(super) fn new<T: 'static>(
+        scope: Rc<str>,
+        request: &ReadRequest,
+        policy: &RetryPolicy,
+        reader: ReaderKind,
+    ) -> Option<ReadKey> {
+        let reader = reader.0?;
+        Some(ReadKey {
+            scope,
+            request: request.clone(),
+            policy: policy.clone(),
+            data: TypeId::of::<T>(),
+            reader,
+        })
+    }
+}
+
+/// A read screens may still join.
+pub(super) trait Joinable {
+    /// Whether a screen may join it now (it is loading or waiting, or about to start).
+    fn joinable(&self) -> bool;
+}
+
+thread_local! {
+    static READS: RefCell<Vec<(ReadKey, Weak<dyn Any>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A read with this key that a screen may join.
+pub(super) fn find<S: Joinable + 'static>(key: &ReadKey) -> Option<Rc<S>> {
+    READS.with_borrow(|reads| {
+        reads
+            .iter()
+            .filter(|(k, _)| k == key)
+            .filter_map(|(_, w)| w.upgrade()?.downcast::<S>().ok())
+            .find(|shared| shared.joinable())
+    })
+}
+
+/// Makes `shared` joinable under `key`; forgets reads that are gone.
+pub(super) fn add<S: 'static>(key: ReadKey, shared: &Rc<S>) {
+    let any: Rc<dyn Any> = shared.clone();
+    READS.with_borrow_mut(|reads| {
+        reads.retain(|(_, w)| w.strong_count() > 0);
+        reads.push((key, Rc::downgrade(&any)));
+    });
+}

@@ -1,0 +1,330 @@
+//! The runtime: the budget core driven with real clocks, real fetches and real timers, behind
+//! one hook, [`use_budgeted_get`].
+//!
+//! In the browser (wasm32):
+//! - Elapsed time is `performance.now()`; the wall clock for dates is the response's `Date`
+//!   (read by the core) or `Date.now()`, which the core uses only where the policy trusts it.
+//! - Each attempt is a gloo-net `GET` with its own `AbortController`. The page's one timer
+//!   (`Page::poll_timeout`) is a gloo-timers `Timeout`: at an attempt's cap the core stops the action
+//!   as `attempt_timed_out` and the fetch is aborted on the wire; at a wait's end the core
+//!   rechecks the gate against the time now.
+//! - Nothing else retries: gloo-net and `fetch` do not, and this is the one retry owner.
+//! - One [`Page`](retry_budget::Page) per page, and so one scope ledger: every read is on a
+//!   scope (the policy's [`with_scope`](retry_budget::RetryPolicy::with_scope) name, else the URL's
+//!   origin). An answer reaches the ledger before its own action decides; a `429`'s
+//!   `Retry-After`, or RateLimit fields that say nothing is left, block the scope, and every
+//!   read on it, running or about to start, waits for the block's end or stops at once if
+//!   it cannot. Leaving a screen never clears the ledger. [`scope_state`] shows what it knows
+//!   of a scope.
+//! - Identical reads share one action: a screen that mounts while a read of the same URL,
+//!   scope, policy and data is loading or waiting joins it, and sees what the others see;
+//!   the action stops when the last of its screens leaves, and Try again from any of them
+//!   reads again for all. [`with_coalescing(false)`](retry_budget::RetryPolicy::with_coalescing)
+//!   turns this off.
+//! - Each action has a generation. Only the generation the screen owns updates the view; an
+//!   answer for any other goes to its own action, which records it as dropped.
+//! - The action starts in an effect, so once the component is mounted (`csr`) or hydrated
+//!   (`hydrate`).
+//!
+//! Off the browser (server-side rendering, native tests) the same items exist and nothing is
+//! driven: a read shows its initial state, makes no request and reads no clock ([`now`] is
+//! zero, [`scope_state`] knows nothing).
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+use serde::de::DeserializeOwned;
+
+use retry_budget::body::read_json;
+use retry_budget::request::{ReadRequest, RequestError};
+use retry_budget::{BodyProblem, PolicyError, RetryPolicy, StopReport, TraceEvent, WaitReason};
+
+// In the browser, one file a job: a read's lifecycle and steps (`browser`), the page's one
+// `Page` and timer (`page`), the other tabs (`tabs`), identical reads shared (`coalesce`),
+// the screens of a read (`screens`), one attempt on the wire (`fetch`), origins (`origin`)
+// and clocks (`time`).
+#[cfg(target_arch = "wasm32")]
+mod browser;
+#[cfg(target_arch = "wasm32")]
+mod coalesce;
+#[cfg(target_arch = "wasm32")]
+mod fetch;
+#[cfg(target_arch = "wasm32")]
+mod origin;
+#[cfg(target_arch = "wasm32")]
+mod page;
+#[cfg(target_arch = "wasm32")]
+mod screens;
+#[cfg(target_arch = "wasm32")]
+mod tabs;
+#[cfg(target_arch = "wasm32")]
+mod time;
+#[cfg(target_arch = "wasm32")]
+use browser::Driver;
+#[cfg(target_arch = "wasm32")]
+pub use page::scope_state;
+#[cfg(target_arch = "wasm32")]
+pub use time::now;
+
+#[cfg(not(target_arch = "wasm32"))]
+use server::Driver;
+#[cfg(not(target_arch = "wasm32"))]
+pub use server::{now, scope_state};
+
+/// The name of the `BroadcastChannel` a page's tabs share their scopes' blocks on.
+pub const CHANNEL: &str = "palette-list:scope-ledger:1";
+
+/// What a budgeted read shows at any moment.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReadState<T> {
+    /// Attempt `attempt` of `of` is in flight (also the initial state, and all the server renders).
+    Loading {
+        /// Which attempt.
+        attempt: u32,
+        /// Attempts allowed.
+        of: u32,
+    },
+    /// Waiting before attempt `next`.
+    Waiting {
+        /// The attempt that comes next.
+        next: u32,
+        /// Attempts allowed.
+        of: u32,
+        /// When it starts, on the runtime's monotonic clock (`now()` in the browser).
+        until: Duration,
+        /// Why this long.
+        reason: WaitReason,
+    },
+    /// Attempt `next` is queued for a place among its scope's requests in flight (the policy's
+    /// [`in_flight_limit`](retry_budget::RetryPolicy::in_flight_limit)).
+    Queued {
+        /// The attempt that comes next.
+        next: u32,
+        /// Attempts allowed.
+        of: u32,
+        /// The most requests to the scope in flight at once.
+        limit: u32,
+    },
+    /// The data arrived.
+    Loaded {
+        /// The data.
+        data: T,
+        /// How the action ended (succeeded), for its attempts and elapsed time.
+        report: StopReport,
+    },
+    /// The action stopped without data; the report says why.
+    Stopped(StopReport),
+    /// The policy or the request is not valid, so no action could start and nothing was sent.
+    Refused(Misconfigured),
+}
+
+/// Why a read could not start. It names what was wrong, never a header's value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Misconfigured {
+    /// The policy is not valid ([`RetryPolicy::validate`]).
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// The request cannot be sent as described ([`ReadRequest::validate`]).
+    #[error(transparent)]
+    Request(#[from] RequestError),
+}
+
+/// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
+/// the server also `Send + Sync`, since a server may render on any of its threads. In the
+/// browser (`csr`, `hydrate`) nothing more: data that holds an `Rc` is fine.
+#[cfg(target_arch = "wasm32")]
+pub trait ReadData: Clone + 'static {}
+#[cfg(target_arch = "wasm32")]
+impl<T: Clone + 'static> ReadData for T {}
+
+/// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
+/// the server also `Send + Sync`, since a server may render on any of its threads. In the
+/// browser (`csr`, `hydrate`) nothing more: data that holds an `Rc` is fine.
+#[cfg(not(target_arch = "wasm32"))]
+pub trait ReadData: Clone + Send + Sync + 'static {}
+#[cfg(not(target_arch = "wasm32"))]
+impl<T: Clone + Send + Sync + 'static> ReadData for T {}
+
+/// Where a read's state signal keeps its value: on the page's one thread in the browser, so the
+/// data need not be `Send`; shared between threads on the server.
+#[cfg(target_arch = "wasm32")]
+pub type StateStorage = LocalStorage;
+/// Where a read's state signal keeps its value: on the page's one thread in the browser, so the
+/// data need not be `Send`; shared between threads on the server.
+#[cfg(not(target_arch = "wasm32"))]
+pub type StateStorage = SyncStorage;
+
+impl<T> ReadState<T> {
+    /// Whether an action is still running (loading, waiting or queued), so it can be cancelled.
+    pub fn is_running(&self) -> bool {
+        matches!(
+            self,
+            ReadState::Loading { .. } | ReadState::Waiting { .. } | ReadState::Queued { .. }
+        )
+    }
+}
+
+/// A budgeted `GET` of JSON, as reactive state plus its controls. Cheap to copy.
+pub struct BudgetedRead<T: 'static> {
+    /// What to show now.
+    pub state: ReadSignal<ReadState<T>, StateStorage>,
+    /// Changes whenever the current action's trace grows (or a new action starts): track it to
+    /// redraw what [`trace`](Self::trace) shows.
+    pub traced: ReadSignal<u64>,
+    /// The runtime's monotonic clock, refreshed while waiting, for countdowns.
+    pub clock: ReadSignal<Duration>,
+    driver: Driver<T>,
+}
+
+impl<T: 'static> Clone for BudgetedRead<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: 'static> Copy for BudgetedRead<T> {}
+
+impl<T: ReadData> BudgetedRead<T> {
+    /// Starts a new action with a fresh budget (Try again). Leaves the current one first.
+    pub fn try_again(&self) {
+        self.driver.try_again();
+    }
+
+    /// Stops the current action as `user_left` (Cancel): aborts its fetch, clears its timer.
+    pub fn cancel(&self) {
+        self.driver.cancel();
+    }
+}
+
+impl<T: 'static> BudgetedRead<T> {
+    /// The current action's trace, read from the page when asked (nothing is copied for a
+    /// screen that never shows it); in a reactive context it is read again as it grows. Empty
+    /// off the browser.
+    pub fn trace(&self) -> Vec<TraceEvent> {
+        self.traced.track();
+        self.driver.trace()
+    }
+
+    /// [`trace`](Self::trace), without tracking.
+    pub fn trace_untracked(&self) -> Vec<TraceEvent> {
+        self.driver.trace()
+    }
+}
+
+/// Reads `request` as JSON under `policy`: one action, started once the calling component is
+/// in the browser, and left when that component is cleaned up (unmount or navigation). When the
+/// request changes (a signal it is derived from moves), the running action stops as leaving
+/// stops it, its trace saying the screen moved on, and a new action with a fresh budget reads
+/// the new request. `GET` only: there is no way to send a write. The body is read by
+/// `serde_json` ([`read_json`]); to ship without it, give the type's own reader to
+/// [`use_budgeted_read`].
+///
+/// `request` is a [`ReadRequest`] (`ReadRequest::get(url)`, with headers), or a signal of one:
+/// `Signal::derive(move || ReadRequest::get(format!("/items?page={}", page.get())))`.
+pub fn use_budgeted_get<T>(
+    request: impl Into<Signal<ReadRequest>>,
+    policy: RetryPolicy,
+) -> BudgetedRead<T>
+where
+    T: DeserializeOwned + ReadData,
+{
+    use_budgeted_read(request, policy, read_json::<T>)
+}
+
+/// [`use_budgeted_get`] with the body read by `read`, as the Palette List screen reads its data
+/// with its own reader (no `serde_json` shipped). `read` may be any closure. Two identical reads (the same request, scope, policy and data) share one
+/// action only where `read` holds no state (a `fn`, or a closure that captures nothing): then
+/// its type says what it does, and is its stable identity.
+pub fn use_budgeted_read<T, R>(
+    request: impl Into<Signal<ReadRequest>>,
+    policy: RetryPolicy,
+    read: R,
+) -> BudgetedRead<T>
+where
+    T: ReadData,
+    R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static,
+{
+    let view = View {
+        state: RwSignal::new_with_storage(ReadState::Loading {
+            attempt: 1,
+            of: policy.max_attempts(),
+        }),
+        traced: RwSignal::new(0),
+        clock: RwSignal::new(Duration::ZERO),
+    };
+    BudgetedRead {
+        state: view.state.read_only(),
+        traced: view.traced.read_only(),
+        clock: view.clock.read_only(),
+        driver: Driver::attach(request.into(), policy, read, view),
+    }
+}
+
+/// What the runtime writes to; every write is `try_`, as the owner may be gone.
+struct View<T: 'static> {
+    state: RwSignal<ReadState<T>, StateStorage>,
+    traced: RwSignal<u64>,
+    clock: RwSignal<Duration>,
+}
+
+impl<T: 'static> Clone for View<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: 'static> Copy for View<T> {}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod server {
+    use std::marker::PhantomData;
+
+    use std::time::Duration;
+
+    use leptos::prelude::Signal;
+
+    use super::{ReadRequest, View};
+    use retry_budget::{RetryPolicy, ScopeState, TraceEvent};
+
+    /// The runtime's monotonic clock; off the browser there is none to read, and it stays at
+    /// zero (as a read's `clock` does).
+    pub fn now() -> Duration {
+        Duration::ZERO
+    }
+
+    /// What the page's ledger knows of `scope`; off the browser no read is driven, so nothing
+    /// (the state of a scope no answer has reached).
+    pub fn scope_state(_scope: &str) -> ScopeState {
+        ScopeState::default()
+    }
+
+    /// Off the browser the read is never driven: it stays in its initial state.
+    pub(super) struct Driver<T>(PhantomData<fn() -> T>);
+
+    impl<T> Clone for Driver<T> {
+        fn clone(&self) -> Self {
+            *self
+        }
+    }
+
+    impl<T> Copy for Driver<T> {}
+
+    impl<T> Driver<T> {
+        pub(super) fn attach<R>(
+            _request: Signal<ReadRequest>,
+            _policy: RetryPolicy,
+            _read: R,
+            _view: View<T>,
+        ) -> Self {
+            Driver(PhantomData)
+        }
+
+        pub(super) fn try_again(&self) {}
+
+        pub(super) fn cancel(&self) {}
+
+        pub(super) fn trace(&self) -> Vec<TraceEvent> {
+            Vec::new()
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! The page's one [`Page`]: every budgeted read on the page and the scope ledger they share.
+//! This file only does IO for it: it reads the clock for every input, arms the page's one
+//! timer, carries each event to the read it is for, and sends the blocks the page learns to
+//! the other tabs (and takes theirs, and answers a tab that asks what it missed). Every rule of how reads and their ledger meet is the
+//! core's ([`Page`]). Leaving a screen never clears the ledger.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use gloo_timers::callback::Timeout;
+
+use super::tabs::{Message, Tabs};
+use super::time::{now, timer_ms};
+use retry_budget::{
+    Page, PageEvent, PolicyError, ReadAction, ReadId, RetryPolicy, ScopeState, Step,
+};
+
+/// What carries out one read's steps in the browser: its fetch, its screens.
+pub(super) trait Carrier {
+    /// Carry out `step`, which the page decided for this read.
+    fn carry_out(self: Rc<Self>, step: Step);
+    /// The read's trace grew: show it.
+    fn traced(&self);
+}
+
+thread_local! {
+    static PAGE: RefCell<Page> = const { RefCell::new(Page::new()) };
+    /// Who carries out each read's steps.
+    static CARRIERS: RefCell<Vec<(ReadId, Weak<dyn Carrier>)>> = const { RefCell::new(Vec::new()) };
+    /// The page's one timer, at [`Page::poll_timeout`]; dropping it clears it.
+    static TIMER: RefCell<Option<Timeout>> = const { RefCell::new(None) };
+    /// The channel to other tabs, opened with the first read or the first look at the ledger.
+    static TABS: Option<Tabs> = Tabs::open(|heard| match heard {
+        Message::Block(scope, block) => input(None, |page, now| {
+            page.handle_block(now, &scope, block);
+        }),
+        Message::Ask => {
+            let blocks = PAGE.with_borrow(|page| page.running_blocks(now()));
+            TABS.with(|tabs| {
+                if let Some(tabs) = tabs {
+                    for (scope, block) in &blocks {
+                        tabs.post(scope, *block);
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// A read starts now on `scope` under `policy`; `carrier` makes what carries out its steps,
+/// given the read's name. Its first step follows at once.
+pub(super) fn start<C: Carrier + 'static>(
+    scope: &str,
+    policy: RetryPolicy,
+    carrier: impl FnOnce(ReadId) -> Rc<C>,
+) -> Result<Rc<C>, PolicyError> {
+    // From now on, this page hears the other tabs.
+    TABS.with(|_| {});
+    // Each read's own random seed, so reads held back together are released apart.
+    let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
+    let at = now();
+    let read = PAGE.with_borrow_mut(|page| page.handle_start(at, scope, policy, seed))?;
+    let carrier = carrier(read);
+    let dyn_carrier: Rc<dyn Carrier> = carrier.clone();
+    CARRIERS.with_borrow_mut(|c| {
+        c.retain(|(_, c)| c.strong_count() > 0);
+        c.push((read, Rc::downgrade(&dyn_carrier)));
+    });
+    drive(Some(read));
+    Ok(carrier)
+}
+
+/// An input to the page at the time now, for `read` if it is one read's; then every event it
+/// caused is carried out.
+pub(super) fn input(read: Option<ReadId>, handle: impl FnOnce(&mut Page, std::time::Duration)) {
+    let at = now();
+    PAGE.with_borrow_mut(|page| handle(page, at));
+    drive(read);
+}
+
+/// The driver no longer needs `read`: it is left (if it still runs) and forgotten.
+pub(super) fn forget(read: ReadId) {
+    input(Some(read), |page, now| page.handle_leave(now, read));
+    PAGE.with_borrow_mut(|page| page.remove(read));
+    CARRIERS.with_borrow_mut(|c| c.retain(|(r, _)| *r != read));
+}
+
+/// `read`'s action, to look at.
+pub(super) fn with_read<R>(read: ReadId, look: impl FnOnce(&ReadAction) -> R) -> Option<R> {
+    PAGE.with_borrow(|page| page.read(read).map(look))
+}
+
+/// What the page's ledger knows of `scope` (for a screen that shows it, as the demo does).
+/// From the first call on, the page also hears the blocks of other tabs.
+pub fn scope_state(scope: &str) -> ScopeState {
+    TABS.with(|_| {});
+    PAGE.with_borrow(|page| page.scope_state(scope))
+}
+
+/// Carries out every event the page has decided, in order, then shows the trace of every read
+/// that moved (and of `read`, the input's), then arms the page's one timer. A carrier may give
+/// the page another input: its events are carried out then, in the same order.
+fn drive(read: Option<ReadId>) {
+    let mut moved: Vec<ReadId> = read.into_iter().collect();
+    while let Some(event) = PAGE.with_borrow_mut(Page::poll_event) {
+        match event {
+            PageEvent::Step { read, step } => {
+                if !moved.contains(&read) {
+                    moved.push(read);
+                }
+                if let Some(carrier) = carrier(read) {
+                    carrier.carry_out(step);
+                }
+            }
+            PageEvent::Blocked { scope, block } => TABS.with(|tabs| {
+                if let Some(tabs) = tabs {
+                    tabs.post(&scope, block);
+                }
+            }),
+        }
+    }
+    for read in moved {
+        if let Some(carrier) = carrier(read) {
+            carrier.traced();
+        }
+    }
+    let next = PAGE.with_borrow(Page::poll_timeout);
+    let timer = next.map(|deadline| {
+        Timeout::new(timer_ms(deadline.saturating_sub(now())), || {
+            input(None, |page, now| page.handle_timeout(now));
+        })
+    });
+    TIMER.replace(timer);
+}
+
+fn carrier(read: ReadId) -> Option<Rc<dyn Carrier>> {
+    CARRIERS.with_borrow(|c| c.iter().find(|(r, _)| *r == read)?.1.upgrade())
+}

@@ -1,0 +1,108 @@
+//! What the core costs per decision, natively: the contract's Schedule A (429 asks 3 s, 429 asks
+//! 4 s, then 200) driven through `ReadAction` on a virtual clock, and through a `Page` as the
+//! browser runtime and the model drive it (the ledger read and told of every answer), beside a
+//! baseline of the least a hand-written loop does per answer (parse the status class and
+//! delay-seconds). Run by `scripts/bench.sh` (`cargo bench -p retry-budget --bench core`).
+
+#[cfg(not(target_arch = "wasm32"))]
+mod bench {
+    use std::hint::black_box;
+    use std::time::Duration;
+
+    use criterion::{Criterion, Throughput};
+    use retry_budget::{Page, PageEvent, ReadAction, Response, RetryPolicy, Step};
+
+    const S: fn(u64) -> Duration = Duration::from_secs;
+
+    /// Schedule A's answers: 429 asking 3 s at 2 s, 429 asking 4 s at 7 s, 200 at 14 s.
+    fn schedule_a_answers() -> [(Duration, Response); 3] {
+        [
+            (S(2), Response::new(429).retry_after("3")),
+            (S(7), Response::new(429).retry_after("4")),
+            (S(14), Response::new(200)),
+        ]
+    }
+
+    /// Schedule A through the core; returns the events it traced.
+    fn schedule_a() -> usize {
+        let mut a = ReadAction::start(S(0), RetryPolicy::new()).expect("the SPEC's policy");
+        let answers = schedule_a_answers();
+        for (at, response) in &answers {
+            while a.poll_action().is_some() {}
+            a.handle_response(*at, black_box(response), None);
+            if let Some(Step::Wait { until, .. }) = a.poll_action() {
+                a.handle_timeout(until);
+            }
+        }
+        a.trace().len()
+    }
+
+    /// Schedule A through a page, as its drivers take it: every event carried out, the page's
+    /// timer fired at its deadline; returns the events the action traced.
+    fn schedule_a_on_a_page() -> usize {
+        let mut page = Page::new();
+        let api = "https://api.example.com";
+        let read = page
+            .handle_start(S(0), api, RetryPolicy::new(), 0)
+            .expect("the SPEC's policy");
+        let answers = schedule_a_answers();
+        for (at, response) in &answers {
+            while page.poll_event().is_some() {}
+            page.handle_response(*at, read, black_box(response), None, Ok(()));
+            let mut wake = None;
+            while let Some(event) = page.poll_event() {
+                if let PageEvent::Step {
+                    step: Step::Wait { until, .. },
+                    ..
+                } = event
+                {
+                    wake = Some(until);
+                }
+            }
+            if let Some(until) = wake {
+                page.handle_timeout(until);
+            }
+        }
+        page.read(read).map_or(0, |a| a.trace().len())
+    }
+
+    /// The baseline: what a bare loop does per answer (is it a 429, how long to wait).
+    fn bare_loop() -> u64 {
+        let answers = [(429u16, Some("3")), (429, Some("4")), (200, None)];
+        let mut waited = 0;
+        for (status, retry_after) in black_box(answers) {
+            if status == 429 {
+                waited += retry_after.and_then(|v| v.parse::<u64>().ok()).unwrap_or(2);
+            }
+        }
+        waited
+    }
+
+    pub fn main() {
+        let events = schedule_a() as u64;
+        let mut c = Criterion::default().configure_from_args();
+        let mut g = c.benchmark_group("three-attempt schedule");
+        g.throughput(Throughput::Elements(events));
+        g.bench_function(format!("core ({events} trace events)"), |b| {
+            b.iter(schedule_a)
+        });
+        assert_eq!(
+            schedule_a_on_a_page() as u64,
+            events,
+            "the page replays the same schedule"
+        );
+        g.bench_function(
+            format!("core through a page ({events} trace events)"),
+            |b| b.iter(schedule_a_on_a_page),
+        );
+        g.throughput(Throughput::Elements(3));
+        g.bench_function("bare loop, baseline (3 answers)", |b| b.iter(bare_loop));
+        g.finish();
+        c.final_summary();
+    }
+}
+
+fn main() {
+    #[cfg(not(target_arch = "wasm32"))]
+    bench::main();
+}

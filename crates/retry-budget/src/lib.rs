@@ -1,0 +1,97 @@
+#![doc = include_str!("../README.md")]
+//!
+//! ## Inside
+//!
+//! Pure and deterministic. No clock, no network, no browser: `now` is passed in, and every
+//! decision (start, wait, stop) comes from a [`ReadAction`], one per read; the reads of one
+//! client meet the ledger of the APIs they share in a [`Page`].
+//!
+//! The shape is sans-IO: inputs are `handle_*(now, …)`, outputs are `poll_*`: one step at a
+//! time ([`ReadAction::poll_action`], [`Page::poll_event`]) and one timer (`poll_timeout`).
+//! The fixture model, the fleet simulator and the browser runtime drive the same [`Page`]. The
+//! rules it keeps are in [`contract`].
+//!
+//! The modules in layers, each importing only from the layers above it in this table:
+//!
+//! | layer | module | what |
+//! |---|---|---|
+//! | 1, leaves | `seconds` | how a duration is written, everywhere |
+//! | | `http_date` | [`HttpDate`]: the three HTTP-date forms, any year, RFC 850's century |
+//! | | `shown` | how a value a server sent is shown to a reader ([`quoted`]) |
+//! | | `block` | [`ScopeBlock`]: no attempt on a scope starts before its end |
+//! | 2, rules and parsers | `policy` | [`RetryPolicy`]: the budget, its `const fn` builders and its validation |
+//! | | `clock` | the clock evidence that dates a receipt ([`receipt_clock`]) |
+//! | | `retry_after` | [`parse_retry_after`] |
+//! | | `rate_limit` | [`RateLimitFields`]: what is left of a scope's quota, and when it resets (`RateLimit` parsed by `sfv`) |
+//! | 3, what an answer says | `response` | [`Response`], read once for the ledger and the action |
+//! | | `wait` | [`WaitReason`]: why a wait is as long as it is; a valid hint made a delay |
+//! | | `report` | [`StopReport`]: how an action ended, apart from its last response |
+//! | 4, records and ledger | `trace` | [`Event`]: what the trace records, and how each event reads |
+//! | | `words` | every sentence the user reads (the stop message: [`StopReport::message`]) |
+//! | | `scope` | the scope ledger: what every request to one API has been told, and its queue |
+//! | 5, one read | `action` | [`ReadAction`]: one read's state machine |
+//! | 6, one page | `page` | [`Page`]: a page's reads and their ledger, and the rules of their meeting |
+//!
+//! Beside the layers, what a driver needs around them: [`request`] (what a read sends, checked
+//! before anything is sent), [`body`] (the one rule for reading a 2xx body) and [`timeline`]
+//! (an action drawn from its trace alone).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod action;
+mod block;
+mod clock;
+mod http_date;
+mod page;
+mod policy;
+mod rate_limit;
+mod report;
+mod response;
+mod retry_after;
+mod scope;
+mod seconds;
+mod shown;
+mod trace;
+mod wait;
+pub mod words;
+
+pub mod body;
+pub mod request;
+pub mod timeline;
+
+#[doc = include_str!("../docs/contract.md")]
+pub mod contract {}
+
+#[cfg(test)]
+mod test_clock;
+#[cfg(all(test, target_arch = "wasm32"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+#[cfg(test)]
+mod tests;
+
+pub use action::{Phase, ReadAction, Step};
+pub use block::{BlockCause, ScopeBlock};
+pub use clock::{parse_date_header, receipt_clock, ClockSource};
+pub use http_date::{HttpDate, MIN_SECS as FIRST_HTTP_DATE};
+pub use page::{Page, PageEvent, ReadId};
+pub use policy::{
+    is_success, FittingAttempts, PolicyError, Priority, RetryPolicy, RetryTokens, StatusSet,
+    DEFAULT_FALLBACK_WAITS, DEFAULT_MAX_BODY_BYTES,
+};
+pub use rate_limit::{IgnoredField, Quota, QuotaForm, RateLimitFields};
+pub use report::{
+    BodyProblem, HeldBy, LastResponse, Outcome, StopReport, StoppedWhile, TransportFailure,
+};
+pub use response::Response;
+pub use retry_after::{parse_retry_after, HeaderNote, InvalidRetryAfter, RetryAfter};
+pub use scope::{RetryPurse, ScopeState};
+pub use seconds::{next_change, seconds_text, Precision};
+pub use shown::quoted;
+
+#[cfg(feature = "json")]
+pub use body::read_json;
+pub use body::BodyReader;
+pub use request::{Credentials, ReadRequest, RequestError};
+pub use trace::{DropReason, Event, Failure, TraceEvent};
+pub use wait::WaitReason;

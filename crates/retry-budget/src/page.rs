@@ -1,0 +1,354 @@
+//! The page: every read on one page and the scope ledger they share, as one sans-IO machine.
+//!
+//! A read ([`ReadAction`]) and its API's ledger (`ScopeLedger`) meet only here, as quinn's
+//! connections meet their endpoint: the driver gives the page its inputs (`handle_*(now, …)`)
+//! and carries out what [`Page::poll_event`] says, arming the one timer of
+//! [`Page::poll_timeout`]. The rules of their meeting are written once, in this file:
+//!
+//! - A 2xx refills its scope's retry tokens; a read with [`RetryTokens`](super::RetryTokens)
+//!   may retry only while a whole token is left, and a retry spends one.
+//! - An answer is read once, and reaches the ledger first. If it blocks its scope for longer,
+//!   every running read on the scope hears of the block (the answering one too), and only then
+//!   does the answering read decide.
+//! - A read that starts reads the ledger's block first.
+//! - After every input, each read that moved gives the ledger its place (queued, in flight or
+//!   out), then the ledger grants the places in flight it frees, in the order reads queued.
+//! - Timers due at one instant fire in the order the reads started, each followed by its
+//!   grants.
+
+use std::time::{Duration, SystemTime};
+
+use super::action::{Phase, ReadAction, Step};
+use super::block::ScopeBlock;
+use super::policy::{is_success, PolicyError, RetryPolicy};
+use super::report::{BodyProblem, TransportFailure};
+use super::response::Response;
+use super::scope::{Place, ScopeLedger, ScopeState};
+
+/// The page's name for one read, unique on the page for as long as the page lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ReadId(u64);
+
+/// What the driver must do, in the order the page decided it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PageEvent {
+    /// `read` took a step: start its attempt, show its wait or its place in the queue, or stop
+    /// it (abort its fetch, show its report).
+    Step {
+        /// Which read.
+        read: ReadId,
+        /// What to do.
+        step: Step,
+    },
+    /// An answer on this page blocked `scope` for longer than before: tell the page's other
+    /// tabs, whose pages take it with [`Page::handle_block`].
+    Blocked {
+        /// The scope.
+        scope: String,
+        /// Its block now.
+        block: ScopeBlock,
+    },
+}
+
+/// One read on the page.
+#[derive(Clone, Debug)]
+struct Entry {
+    id: ReadId,
+    scope: String,
+    action: ReadAction,
+}
+
+/// Every read on one page and the ledger of the scopes they read.
+///
+/// ```
+/// use std::time::Duration;
+/// use retry_budget::{Page, PageEvent, Response, RetryPolicy, Step};
+///
+/// let s = Duration::from_secs;
+/// let api = "https://api.example.com";
+/// let mut page = Page::new();
+/// let first = page.handle_start(s(0), api, RetryPolicy::new(), 0).unwrap();
+/// let Some(PageEvent::Step { step: Step::StartAttempt { number: 1, .. }, .. }) = page.poll_event()
+/// else { panic!() };
+///
+/// // A 429 to the first read blocks the API for 10 s, and the first read waits it out.
+/// page.handle_response(s(1), first, &Response::new(429).retry_after("10"), None, Ok(()));
+/// let Some(PageEvent::Blocked { block, .. }) = page.poll_event() else { panic!() };
+/// assert_eq!(block.until, s(11));
+/// let Some(PageEvent::Step { step: Step::Wait { .. }, .. }) = page.poll_event() else { panic!() };
+///
+/// // A read that starts at 2 s sends nothing before the block ends.
+/// let second = page.handle_start(s(2), api, RetryPolicy::new(), 0).unwrap();
+/// let Some(PageEvent::Step { read, step: Step::Wait { until, .. } }) = page.poll_event()
+/// else { panic!() };
+/// assert_eq!((read, until), (second, s(11)));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Page {
+    ledger: ScopeLedger,
+    /// A page holds a few reads: a list, in the order they started.
+    reads: Vec<Entry>,
+    /// What the driver has not polled yet, oldest first: a few at a time.
+    events: Vec<PageEvent>,
+    last_id: u64,
+}
+
+impl Page {
+    /// A page with no reads, and every scope open.
+    pub const fn new() -> Self {
+        Self {
+            ledger: ScopeLedger::new(),
+            reads: Vec::new(),
+            events: Vec::new(),
+            last_id: 0,
+        }
+    }
+
+    /// A read starts at `now` on `scope` under `policy` (refused if the policy is invalid). If
+    /// the scope is blocked, it waits for the block's end where its first attempt then fits,
+    /// and stops at once otherwise; if the policy limits the requests in flight, it queues. If
+    /// it is delayed so and its scope already has the policy's
+    /// [`max_waiting`](RetryPolicy::max_waiting) reads delayed, it stops at once.
+    /// `seed` is where its jitter is drawn from: a random number in a browser, so reads held
+    /// back together return apart; any fixed number in a test or a replay.
+    pub fn handle_start(
+        &mut self,
+        now: Duration,
+        scope: &str,
+        policy: RetryPolicy,
+        seed: u64,
+    ) -> Result<ReadId, PolicyError> {
+        let block = self.ledger.poll_block(now, scope);
+        let crowded = policy.max_waiting().filter(|&max| {
+            self.ledger.delayed(scope) >= max && self.ledger.would_delay(now, scope, &policy)
+        });
+        let action = match crowded {
+            Some(max) => ReadAction::turned_away(now, policy, max)?,
+            None => ReadAction::start_under(now, policy, block, seed)?,
+        };
+        self.last_id += 1;
+        let id = ReadId(self.last_id);
+        self.reads.push(Entry {
+            id,
+            scope: scope.to_owned(),
+            action,
+        });
+        let i = self.reads.len() - 1;
+        self.moved(i);
+        self.grant(now, i);
+        Ok(id)
+    }
+
+    /// The answer to `read`'s attempt arrived at `now`. `local_wall_clock` is the local wall
+    /// clock's time of receipt, if the driver has one (used only where the response has no
+    /// readable `Date` and the read's policy trusts the local clock); `body` is what was wrong
+    /// with a 2xx's body, if anything (any other status's body is not read). The ledger hears
+    /// of it even when the read can no longer use it.
+    pub fn handle_response(
+        &mut self,
+        now: Duration,
+        read: ReadId,
+        response: &Response,
+        local_wall_clock: Option<SystemTime>,
+        body: Result<(), BodyProblem>,
+    ) {
+        let Some(i) = self.index(read) else {
+            return;
+        };
+        let policy = self.reads[i].action.policy();
+        let (trust, tokens) = (policy.trust_local_clock(), policy.retry_tokens());
+        let reading = response.read(local_wall_clock, trust);
+        let scope = &self.reads[i].scope;
+        if is_success(response.status) {
+            self.ledger.refill(scope);
+        }
+        let may_retry = tokens.is_none_or(|t| self.ledger.may_retry(scope, t));
+        if let Some(block) = self.ledger.learn(now, scope, response.status, &reading) {
+            self.events.push(PageEvent::Blocked {
+                scope: scope.clone(),
+                block,
+            });
+            self.tell(now, i, block);
+        }
+        let entry = &mut self.reads[i];
+        let answered = matches!(entry.action.phase(), Phase::InFlight { .. });
+        entry
+            .action
+            .receive(now, response, reading, body.err(), may_retry);
+        // The answer to an attempt in flight that leaves the read running leaves it waiting
+        // for a retry (an answer the read could not own changes nothing).
+        let retries = answered && *entry.action.phase() != Phase::Stopped;
+        if let (Some(t), true) = (tokens, retries) {
+            self.ledger.spend_retry(&entry.scope, t);
+        }
+        self.moved(i);
+        self.grant(now, i);
+    }
+
+    /// `read`'s attempt failed at `now` before any answer arrived: it stops as
+    /// `transport_failure`.
+    pub fn handle_transport_failure(
+        &mut self,
+        now: Duration,
+        read: ReadId,
+        failure: TransportFailure,
+    ) {
+        self.input(now, read, |action| {
+            action.handle_transport_failure(now, failure)
+        });
+    }
+
+    /// The user left `read` at `now` (navigation, unmount or Cancel): it stops as `user_left`.
+    pub fn handle_leave(&mut self, now: Duration, read: ReadId) {
+        self.input(now, read, |action| action.handle_leave(now));
+    }
+
+    /// `read`'s screen moved on to another request at `now`: it stops as `user_left`, its trace
+    /// saying why ([`ReadAction::handle_move_on`]).
+    pub fn handle_move_on(&mut self, now: Duration, read: ReadId) {
+        self.input(now, read, |action| action.handle_move_on(now));
+    }
+
+    /// The timer from [`poll_timeout`](Self::poll_timeout) fired at `now`: every read whose
+    /// own timer is due takes it, in the order the reads started. Early calls change nothing.
+    pub fn handle_timeout(&mut self, now: Duration) {
+        let mut i = 0;
+        while i < self.reads.len() {
+            // Read again at each turn: an earlier read's grant may have moved this one.
+            if self.reads[i]
+                .action
+                .poll_timeout()
+                .is_some_and(|t| t <= now)
+            {
+                self.reads[i].action.handle_timeout(now);
+                self.moved(i);
+                self.grant(now, i);
+            }
+            i += 1;
+        }
+    }
+
+    /// A block on `scope` learned at `now` from elsewhere (another tab): kept if it ends later
+    /// than the one the scope has, and then every running read on the scope hears of it.
+    /// Returns whether it was kept.
+    pub fn handle_block(&mut self, now: Duration, scope: &str, block: ScopeBlock) -> bool {
+        if !self.ledger.handle_block(scope, block) {
+            return false;
+        }
+        // A scope no read on the page is on has no one to tell, and no queue.
+        if let Some(i) = self.reads.iter().position(|e| e.scope == scope) {
+            self.tell(now, i, block);
+            self.grant(now, i);
+        }
+        true
+    }
+
+    /// What the driver must do next, once; `None` when there is nothing new.
+    pub fn poll_event(&mut self) -> Option<PageEvent> {
+        (!self.events.is_empty()).then(|| self.events.remove(0))
+    }
+
+    /// When to call [`handle_timeout`](Self::handle_timeout): the earliest timer of any read
+    /// (a wait's end, an attempt's cap, a queued attempt's last start). `None` when no read
+    /// runs.
+    pub fn poll_timeout(&self) -> Option<Duration> {
+        self.reads
+            .iter()
+            .filter_map(|e| e.action.poll_timeout())
+            .min()
+    }
+
+    /// The read `read`: its phase, attempts, trace and report.
+    pub fn read(&self, read: ReadId) -> Option<&ReadAction> {
+        self.index(read).map(|i| &self.reads[i].action)
+    }
+
+    /// What the page's ledger knows of `scope`.
+    pub fn scope_state(&self, scope: &str) -> ScopeState {
+        self.ledger.state(scope)
+    }
+
+    /// Every scope the page knows to be blocked past `now`, with its block: what a tab that
+    /// missed this page's [`PageEvent::Blocked`] events (one just opened, or restored from the
+    /// back/forward cache) needs to hear.
+    pub fn running_blocks(&self, now: Duration) -> Vec<(String, ScopeBlock)> {
+        (self.ledger.running_blocks(now))
+            .map(|(scope, block)| (scope.to_owned(), block))
+            .collect()
+    }
+
+    /// Forgets a read that has stopped, and gives back its action (its trace and report). A
+    /// read still running is kept (`None`): leave it first. An answer for a forgotten read is
+    /// ignored, so a driver forgets a read once it expects none.
+    pub fn remove(&mut self, read: ReadId) -> Option<ReadAction> {
+        let i = self.index(read)?;
+        if *self.reads[i].action.phase() != Phase::Stopped {
+            return None;
+        }
+        Some(self.reads.remove(i).action)
+    }
+
+    fn index(&self, read: ReadId) -> Option<usize> {
+        self.reads.iter().position(|e| e.id == read)
+    }
+
+    /// One input to one read, then its step, its place and its scope's grants.
+    fn input(&mut self, now: Duration, read: ReadId, handle: impl FnOnce(&mut ReadAction)) {
+        let Some(i) = self.index(read) else {
+            return;
+        };
+        handle(&mut self.reads[i].action);
+        self.moved(i);
+        self.grant(now, i);
+    }
+
+    /// Read `i` may have moved: its step (if it took one) goes to the driver, and its place to
+    /// the ledger.
+    fn moved(&mut self, i: usize) {
+        let entry = &mut self.reads[i];
+        if let Some(step) = entry.action.poll_action() {
+            self.events.push(PageEvent::Step {
+                read: entry.id,
+                step,
+            });
+        }
+        let (place, limit) = match *entry.action.phase() {
+            Phase::InFlight { .. } => (Place::InFlight, 0),
+            Phase::Queued { limit, .. } => (Place::Queued, limit),
+            Phase::Waiting { .. } => (Place::Waiting, 0),
+            Phase::Stopped => (Place::Unplaced, 0),
+        };
+        let priority = entry.action.policy().priority();
+        self.ledger
+            .set_place(&entry.scope, entry.id.0, place, limit, priority);
+    }
+
+    /// Every running read on read `on`'s scope hears of its longer block, in the order they
+    /// started.
+    fn tell(&mut self, now: Duration, on: usize, block: ScopeBlock) {
+        for i in 0..self.reads.len() {
+            if self.reads[i].scope == self.reads[on].scope
+                && *self.reads[i].action.phase() != Phase::Stopped
+            {
+                self.reads[i].action.handle_scope_block(now, block);
+                self.moved(i);
+            }
+        }
+    }
+
+    /// Every queued read on read `on`'s scope whose turn has come at `now` starts, in the order
+    /// they queued.
+    fn grant(&mut self, now: Duration, on: usize) {
+        while let Some(ticket) = self.ledger.poll_grant(now, &self.reads[on].scope) {
+            match self.index(ReadId(ticket)) {
+                Some(i) => {
+                    self.reads[i].action.handle_grant(now);
+                    self.moved(i);
+                }
+                // Cannot happen (a read holds a place only while the page has it), but a
+                // place must never be held by no one.
+                None => self.ledger.handle_attempt_ended(ticket),
+            }
+        }
+    }
+}
