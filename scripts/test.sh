@@ -1,99 +1,217 @@
 #!/usr/bin/env bash
-# Every check and every test, in this order: formatting; clippy natively and for wasm32; the
-# crate's docs and what it packages; what an embedder's dependency tree holds; the size gate
-# (the embed app (b), built as scripts/bench.sh builds it, within 1 % of its ceiling); cargo test
-# (core, model, fixtures, properties, server-side rendering, the replay tool, the scenario API,
-# doc tests); the outside fixtures, where ../shared/fixtures exists; the wasm tests in headless
-# Chromium (core and fixtures, then the runtime and components in real time against the
-# scenario API), then the same in headless Firefox; then the end-to-end tests of the demo's
-# release build and of the SSR example (rendered by its server, hydrated, under a strict CSP),
-# with axe-core on every page they reach. Installs what is missing first.
+# Every check and every test; `bash scripts/test.sh STAGE…` runs only the stages named. The
+# stages, in the order they run (each installs only what it needs, skipping what is there):
+#   lint     cargo fmt --check; clippy -D warnings natively, for wasm32, and the SSR example in
+#            both its modes; cargo doc -D warnings for every crate.
+#   package  each library crate packaged and built from its package (cargo publish --dry-run, in
+#            dependency order); what an embedder's tree holds in each rendering mode; the core's
+#            tree holds no Leptos; an app pinned to another 0.2 wasm-bindgen resolves.
+#   size     the size gate: the embed app (b), built as scripts/bench.sh builds it, within 1 % of
+#            bench/embed/gzip-ceiling.
+#   core     cargo test natively: the core's rules, the model and every fixture, properties and
+#            fuzzing, server-side rendering, the replay tool, the fleet, the scenario API, doc
+#            tests; then ../shared/fixtures, where it exists, as an outside cross-check.
+#   wasm     the pure tests (the core, the model and its fixtures, the screen's units) once more
+#            as wasm32, in headless Chromium.
+#   browser  the browser suites (fetch and abort on the wire, timers, tabs, the DOM) in headless
+#            Chromium and then Firefox ESR, in real time against the scenario API on loopback.
+#   e2e      the demo's release build and the SSR example (rendered by its server, hydrated,
+#            under a strict CSP) driven in Chromium, with axe-core on every page they reach.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/install.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/sizes.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/ssr-example.sh"
 cd "$root"
 
-install_wasm_target
-install_wasm_bindgen_cli
-install_wasm_pack
-install_chromium
-install_firefox
-install_trunk
-install_wasm_opt
-install_playwright
-install_axe
+all_stages=(lint package size core wasm browser e2e)
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=("${all_stages[@]}")
+for s in "${stages[@]}"; do
+  case " ${all_stages[*]} " in
+    *" $s "*) ;;
+    *) echo "no stage named \"$s\"; the stages are: ${all_stages[*]}" >&2; exit 2 ;;
+  esac
+done
 trap stop_scenario_api EXIT
 
-say "cargo fmt --check"
-cargo fmt --all -- --check
-say "clippy (native)"
-cargo clippy --workspace --all-targets --locked -- -D warnings
-say "clippy (wasm32)"
-cargo clippy --workspace --exclude scenario-api --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
-say "clippy (the SSR example: its server with ssr, its browser side with hydrate)"
-cargo clippy --locked -p palette-list-ssr --features ssr -- -D warnings
-cargo clippy --locked -p palette-list-ssr --lib --target wasm32-unknown-unknown --features hydrate -- -D warnings
+# The library crates, in dependency order.
+libraries=(retry-budget leptos-retry-budget palette-list)
 
-say "docs: every public item documented, no broken link"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked -p palette-list -p palette-list-model -p palette-list-fleet
-say "the package holds only what an embedder needs"
-packaged="$(cargo package --list --locked --allow-dirty -p palette-list)"
-printf '%s\n' "$packaged" | sed 's/^/    /'
-if printf '%s\n' "$packaged" | grep -Ev '^(\.cargo_vcs_info\.json|Cargo\.toml(\.orig)?|Cargo\.lock|README\.md|docs/contract\.md|src/.*\.rs)$'; then
-  echo "the package holds files an embedder does not need (above)" >&2
-  exit 1
-fi
-say "an embedder's dependency tree, in every rendering mode: the library's alone"
-for mode in "csr --target wasm32-unknown-unknown" "hydrate --target wasm32-unknown-unknown" "ssr"; do
-  # shellcheck disable=SC2086
-  tree="$(cargo tree --locked -p palette-list -e normal --prefix none -F $mode)"
-  if printf '%s\n' "$tree" | grep -E '^(leptos_router|axum|tokio|hyper|palette-list-model|palette-list-demo|scenario-api) '; then
-    echo "palette-list with $mode pulls in the crates above" >&2
-    exit 1
-  fi
-  echo "    $mode: $(printf '%s\n' "$tree" | sort -u | wc -l) crates, none of the demo's or the tests'"
-done
+stage_lint() {
+  install_wasm_target
+  say "cargo fmt --check"
+  cargo fmt --all -- --check
+  say "clippy (native)"
+  cargo clippy --workspace --all-targets --locked -- -D warnings
+  say "clippy (wasm32)"
+  cargo clippy --workspace --exclude scenario-api --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
+  say "clippy (the SSR example: its server with ssr, its browser side with hydrate)"
+  cargo clippy --locked -p palette-list-ssr --features ssr -- -D warnings
+  cargo clippy --locked -p palette-list-ssr --lib --target wasm32-unknown-unknown --features hydrate -- -D warnings
+  say "docs: every public item documented, no broken link"
+  local p=()
+  for c in "${libraries[@]}" palette-list-model palette-list-fleet; do p+=(-p "$c"); done
+  RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --features retry-budget/json "${p[@]}"
+}
 
-say "size gate: the embed app (b) within 1 % of bench/embed/gzip-ceiling"
-size_gate bench/embed/index.html bench/embed/gzip-ceiling "$root/target/size-gate"
-
-say "cargo test"
-cargo test --workspace --locked
-
-if compgen -G "../shared/fixtures/*.json" >/dev/null; then
-  say "cross-check: the contract's own fixture files replay"
-  cargo build --locked -p palette-list-model --bin replay
-  for f in ../shared/fixtures/*.json; do
-    if ! out="$(target/debug/replay "$f")"; then
-      printf '%s\n' "$out"
-      echo "$f does not replay as its expect blocks say" >&2
+stage_package() {
+  install_wasm_target
+  say "each library crate as it would be published, built from its package, in dependency order"
+  # `cargo publish --dry-run` packs a crate, then builds it from what it packed, resolving its
+  # dependencies on this workspace's packed siblings (Cargo's multi-package publish).
+  local p=()
+  for c in "${libraries[@]}"; do p+=(-p "$c"); done
+  cargo publish --dry-run --locked --allow-dirty "${p[@]}"
+  for c in "${libraries[@]}"; do
+    local packaged
+    packaged="$(cargo package --list --locked --allow-dirty -p "$c")"
+    printf '    %s: %s\n' "$c" "$(printf '%s\n' "$packaged" | tr '\n' ' ')"
+    if printf '%s\n' "$packaged" | grep -Ev '^(\.cargo_vcs_info\.json|Cargo\.toml(\.orig)?|Cargo\.lock|README\.md|LICENSE-(MIT|APACHE)|docs/contract\.md|src/.*\.rs|examples/.*\.rs)$'; then
+      echo "the package of $c holds files its users do not need (above)" >&2
       exit 1
     fi
-    echo "    $f: $(printf '%s\n' "$out" | tail -n 1)"
+    printf '%s\n' "$packaged" | grep -qx LICENSE-MIT && printf '%s\n' "$packaged" | grep -qx LICENSE-APACHE \
+      || { echo "the package of $c has no licence file" >&2; exit 1; }
   done
-else
-  say "no ../shared/fixtures beside the project: the outside cross-check is skipped"
-fi
 
-say "wasm tests in headless Chromium, against the scenario API"
-cargo build --locked -p scenario-api
-start_scenario_api --port 0 --stop-after 2400 --fixtures tests/fixtures/schedules.json \
-  --fixtures tests/fixtures/edge-cases.json --fixtures tests/fixtures/written-elsewhere.json \
-  --fixtures tests/fixtures/bodies.json
-# The URL is baked into the browser tests at compile time; the real-time sweep takes minutes.
-WASM_BINDGEN_TEST_TIMEOUT=1200 wasm-pack test --headless --chrome -- --locked
-say "the same wasm tests in headless Firefox (ESR), against the same scenario API"
-WASM_BINDGEN_TEST_TIMEOUT=1200 wasm-pack test --headless --firefox -- --locked
-stop_scenario_api
+  say "the core's dependency tree holds no Leptos and no browser"
+  local tree
+  tree="$(cargo tree --locked -p retry-budget -e normal --features json --prefix none)"
+  if printf '%s\n' "$tree" | grep -E '^(leptos|web-sys|js-sys|wasm-bindgen|gloo)'; then
+    echo "retry-budget pulls in the crates above" >&2
+    exit 1
+  fi
+  echo "    retry-budget: $(printf '%s\n' "$tree" | sort -u | tr '\n' ' ')"
+  for c in palette-list-model palette-list-fleet scenario-api; do
+    if cargo tree --locked -p "$c" -e normal --prefix none | grep -E '^leptos'; then
+      echo "$c pulls in Leptos (above); it needs the core alone" >&2
+      exit 1
+    fi
+  done
+  echo "    the model, the fleet and the scenario API: the core alone, no Leptos"
 
-say "end to end: the demo's release build, and the SSR example (server + hydrate), in Chromium"
-trunk build --release --offline
-build_ssr_example "$root/target/ssr-site"
-start_scenario_api --port 0 --stop-after 600 --static dist --fixtures tests/fixtures/schedules.json \
-  --fixtures tests/fixtures/bodies.json
-E2E_URL="$SCENARIO_API" E2E_SHOTS="$root/target/screenshots" \
-  SSR_SERVER="$root/target/debug/palette-list-ssr" SSR_SITE="$root/target/ssr-site" \
-  SSR_OUTPUT_NAME="$SSR_OUTPUT_NAME" node --test tests/e2e/
-stop_scenario_api
-say "all checks passed"
+  say "an embedder's dependency tree, in every rendering mode: the library's alone"
+  for mode in "csr --target wasm32-unknown-unknown" "hydrate --target wasm32-unknown-unknown" "ssr"; do
+    # shellcheck disable=SC2086
+    tree="$(cargo tree --locked -p palette-list -e normal --prefix none -F $mode)"
+    if printf '%s\n' "$tree" | grep -E '^(leptos_router|axum|tokio|hyper|palette-list-model|palette-list-demo|scenario-api) '; then
+      echo "palette-list with $mode pulls in the crates above" >&2
+      exit 1
+    fi
+    echo "    $mode: $(printf '%s\n' "$tree" | sort -u | wc -l) crates, none of the demo's or the tests'"
+  done
+
+  say "an app pinned to another wasm-bindgen (=0.2.129, as start-axum pins it) resolves with the libraries"
+  local app="$root/target/pinned-app"
+  rm -rf "$app"
+  mkdir -p "$app/src"
+  cat >"$app/Cargo.toml" <<TOML
+[package]
+name = "pinned-app"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[workspace]
+
+[dependencies]
+palette-list = { path = "$root/crates/palette-list", features = ["hydrate"] }
+wasm-bindgen = "=0.2.129"
+TOML
+  echo 'fn main() {}' >"$app/src/main.rs"
+  cargo generate-lockfile --quiet --manifest-path "$app/Cargo.toml"
+  grep -A1 '^name = "wasm-bindgen"$' "$app/Cargo.lock" | sed -n 2p | sed 's/^/    resolved: wasm-bindgen /'
+}
+
+stage_size() {
+  install_wasm_target
+  install_wasm_bindgen_cli
+  install_trunk
+  install_wasm_opt
+  say "size gate: the embed app (b) within 1 % of bench/embed/gzip-ceiling"
+  size_gate bench/embed/index.html bench/embed/gzip-ceiling "$root/target/size-gate"
+}
+
+stage_core() {
+  say "cargo test (natively)"
+  cargo test --workspace --locked
+  if compgen -G "../shared/fixtures/*.json" >/dev/null; then
+    say "cross-check: the contract's own fixture files replay"
+    cargo build --locked -p palette-list-model --bin replay
+    for f in ../shared/fixtures/*.json; do
+      if ! out="$(target/debug/replay "$f")"; then
+        printf '%s\n' "$out"
+        echo "$f does not replay as its expect blocks say" >&2
+        exit 1
+      fi
+      echo "    $f: $(printf '%s\n' "$out" | tail -n 1)"
+    done
+  else
+    say "no ../shared/fixtures beside the project: the outside cross-check is skipped"
+  fi
+}
+
+# Runs `cargo test` for wasm32 in the browser whose driver is in DRIVER_VAR (CHROMEDRIVER or
+# GECKODRIVER), through wasm-bindgen's test runner; the remaining arguments go to cargo.
+wasm_test_in() {
+  local driver_var="$1" driver="$2"
+  shift 2
+  env "$driver_var=$driver" \
+    CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+    WASM_BINDGEN_TEST_WEBDRIVER_JSON="$root/webdriver.json" \
+    cargo test --locked --target wasm32-unknown-unknown "$@"
+}
+
+stage_wasm() {
+  install_wasm_target
+  install_wasm_bindgen_cli
+  install_chromium
+  say "the pure tests as wasm32, once, in headless Chromium"
+  wasm_test_in CHROMEDRIVER "$(command -v chromedriver)" \
+    -p retry-budget -p palette-list-model -p leptos-retry-budget -p palette-list --lib --tests
+}
+
+stage_browser() {
+  install_wasm_target
+  install_wasm_bindgen_cli
+  install_chromium
+  install_firefox
+  say "the browser suites in headless Chromium, against the scenario API"
+  cargo build --locked -p scenario-api
+  start_scenario_api --port 0 --stop-after 2400 --fixtures tests/fixtures/schedules.json \
+    --fixtures tests/fixtures/edge-cases.json --fixtures tests/fixtures/written-elsewhere.json \
+    --fixtures tests/fixtures/bodies.json
+  # The URL is baked into the browser tests at compile time.
+  export WASM_BINDGEN_TEST_TIMEOUT=1200
+  wasm_test_in CHROMEDRIVER "$(command -v chromedriver)" -p palette-list-tests --tests
+  say "the same browser suites in headless Firefox (ESR), against the same scenario API"
+  wasm_test_in GECKODRIVER "$(command -v geckodriver)" -p palette-list-tests --tests
+  stop_scenario_api
+}
+
+stage_e2e() {
+  install_wasm_target
+  install_wasm_bindgen_cli
+  install_chromium
+  install_trunk
+  install_wasm_opt
+  install_playwright
+  install_axe
+  say "end to end: the demo's release build, and the SSR example (server + hydrate), in Chromium"
+  trunk build --release --offline
+  build_ssr_example "$root/target/ssr-site"
+  cargo build --locked -p scenario-api
+  start_scenario_api --port 0 --stop-after 600 --static dist --fixtures tests/fixtures/schedules.json \
+    --fixtures tests/fixtures/bodies.json
+  E2E_URL="$SCENARIO_API" E2E_SHOTS="$root/target/screenshots" \
+    SSR_SERVER="$root/target/debug/palette-list-ssr" SSR_SITE="$root/target/ssr-site" \
+    SSR_OUTPUT_NAME="$SSR_OUTPUT_NAME" node --test tests/e2e/
+  stop_scenario_api
+}
+
+for s in "${stages[@]}"; do
+  started=$SECONDS
+  "stage_$s"
+  say "stage $s passed in $((SECONDS - started)) s"
+done
+say "all checks passed: ${stages[*]}"
