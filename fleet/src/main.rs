@@ -1,27 +1,28 @@
 //! Prints the fleet's table: every policy side by side on the same arrivals, for each fleet
 //! size, in four sections. `--svg PATH` also writes the chart; `--seed N` picks the arrivals.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use clap::Parser;
 use palette_list_fleet::{chart, measure, Row, Section, HEADER};
 
-/// The seed the README's table and chart were drawn with.
-const SEED: u64 = 1;
+/// Simulates a fleet of browsers reading one rate-limited API, every policy on the same
+/// arrivals, and prints the table (virtual time: seconds of work).
+#[derive(Parser)]
+#[command(name = "palette-list-fleet")]
+struct Args {
+    /// The seed the arrivals are drawn from (the README's table and chart: 1).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Also draws the chart, as SVG, into this file.
+    #[arg(long, value_name = "PATH")]
+    svg: Option<PathBuf>,
+}
 
 fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
-    let (mut svg, mut seed) = (None, SEED);
-    while let Some(arg) = args.next() {
-        match (arg.as_str(), args.next()) {
-            ("--svg", Some(path)) => svg = Some(path),
-            ("--seed", Some(n)) => match n.parse() {
-                Ok(n) => seed = n,
-                Err(_) => return usage(&format!("--seed takes a whole number, got {n:?}")),
-            },
-            (other, _) => return usage(&format!("{other:?} is not an option")),
-        }
-    }
+    let Args { seed, svg } = Args::parse();
     let started = Instant::now();
     let mut all = Vec::new();
     for section in Section::ALL {
@@ -43,14 +44,9 @@ fn main() -> ExitCode {
     );
     if let Some(path) = svg {
         if let Err(e) = std::fs::write(&path, chart::svg(&all)) {
-            eprintln!("cannot write the chart to {path}: {e}");
+            eprintln!("cannot write the chart to {}: {e}", path.display());
             return ExitCode::FAILURE;
         }
     }
     ExitCode::SUCCESS
-}
-
-fn usage(problem: &str) -> ExitCode {
-    eprintln!("{problem}\nusage: palette-list-fleet [--seed N] [--svg PATH]");
-    ExitCode::from(2)
 }

@@ -1,23 +1,22 @@
-//! The run's random numbers: splitmix64 from one seed, so a seed replays a run exactly.
+//! The run's random numbers: the core's own generator ([`SplitMix64`]) from one seed, so a
+//! seed replays a run exactly.
 
 use std::time::Duration;
 
-/// A seeded stream of random numbers.
-pub struct Draws(u64);
+use retry_budget::SplitMix64;
+
+/// A seeded stream of random numbers, and the arrivals' gaps drawn from it.
+pub struct Draws(SplitMix64);
 
 impl Draws {
     /// The stream that `seed` starts.
     pub const fn new(seed: u64) -> Self {
-        Self(seed)
+        Self(SplitMix64::new(seed))
     }
 
-    /// The next number (splitmix64).
+    /// The next number.
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A gap drawn from the exponential distribution with this `mean`: the time between two

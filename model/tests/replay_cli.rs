@@ -182,6 +182,23 @@ fn unreadable_files_exit_2() {
 }
 
 #[test]
+fn help_says_what_it_takes_and_an_unknown_flag_is_refused_by_name() {
+    let o = replay(&["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    let help = stdout(&o);
+    for word in ["Usage: replay", "<FILE>", "--json", "--svg <DIR>"] {
+        assert!(help.contains(word), "{word:?} is not in:\n{help}");
+    }
+    let o = replay(&[SHIPPED, "--yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unexpected argument '--yaml'"));
+    let o = replay(&[SHIPPED, EDGE]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(EDGE));
+    assert!(stdout(&o).is_empty(), "nothing replayed");
+}
+
+#[test]
 fn a_product_persons_own_schedule_replays() {
     // Another policy and a case without an expect: it replays and shows its timeline.
     let text = r#"{

@@ -5,6 +5,7 @@ use std::time::{Duration, SystemTime};
 use super::block::ScopeBlock;
 use super::clock::ClockSource;
 use super::policy::{is_success, PolicyError, RetryPolicy};
+use super::random::SplitMix64;
 use super::report::{
     BodyProblem, HeldBy, LastResponse, Outcome, StopReport, StoppedWhile, TransportFailure,
 };
@@ -127,8 +128,8 @@ pub struct ReadAction {
     report: Option<StopReport>,
     /// The longest block learned for this action's scope; no attempt starts before its end.
     scope_block: Option<ScopeBlock>,
-    /// The jitter's random state (splitmix64), seeded at the start.
-    draws: u64,
+    /// The jitter's random numbers, seeded at the start.
+    draws: SplitMix64,
 }
 
 impl ReadAction {
@@ -190,7 +191,7 @@ impl ReadAction {
             trace: Vec::new(),
             report: None,
             scope_block: block,
-            draws: seed,
+            draws: SplitMix64::new(seed),
             policy,
         };
         action.record(
@@ -663,22 +664,13 @@ impl ReadAction {
             return Duration::ZERO;
         }
         let most_us = u64::try_from(most.as_micros()).unwrap_or(u64::MAX);
-        let drawn = Duration::from_micros(self.draw() % most_us.saturating_add(1));
+        let drawn = Duration::from_micros(self.draws.next_u64() % most_us.saturating_add(1));
         let slack = self
             .policy
             .budget()
             .saturating_sub(self.elapsed(until))
             .saturating_sub(self.policy.attempt_cap());
         drawn.min(slack)
-    }
-
-    /// The next random number (splitmix64).
-    fn draw(&mut self) -> u64 {
-        self.draws = self.draws.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.draws;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
     }
 
     fn start_attempt(&mut self, now: Duration) {

@@ -19,6 +19,7 @@
 //! | | `http_date` | [`HttpDate`]: the three HTTP-date forms, any year, RFC 850's century |
 //! | | `shown` | how a value a server sent is shown to a reader ([`quoted`]) |
 //! | | `block` | [`ScopeBlock`]: no attempt on a scope starts before its end |
+//! | | `random` | [`SplitMix64`]: the seeded random numbers jitter is drawn from |
 //! | 2, rules and parsers | `policy` | [`RetryPolicy`]: the budget, its `const fn` builders and its validation |
 //! | | `clock` | the clock evidence that dates a receipt ([`receipt_clock`]) |
 //! | | `retry_after` | [`parse_retry_after`] |
@@ -44,6 +45,7 @@ mod clock;
 mod http_date;
 mod page;
 mod policy;
+mod random;
 mod rate_limit;
 mod report;
 mod response;
@@ -79,6 +81,7 @@ pub use policy::{
     is_success, FittingAttempts, PolicyError, Priority, RetryPolicy, RetryTokens, StatusSet,
     DEFAULT_FALLBACK_WAITS, DEFAULT_MAX_BODY_BYTES,
 };
+pub use random::SplitMix64;
 pub use rate_limit::{IgnoredField, Quota, QuotaForm, RateLimitFields};
 pub use report::{
     BodyProblem, HeldBy, LastResponse, Outcome, StopReport, StoppedWhile, TransportFailure,

@@ -10,38 +10,36 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::Parser;
+
 use palette_list_model::judge::{self, check_case, judge_invalid, InvalidVerdict};
 use palette_list_model::{scope_timeline, timeline, Case, CaseError, Fixture, ScopeCase};
 use retry_budget::timeline::Timeline;
 use retry_budget::{seconds_text, Precision};
 use serde_json::{json, Map, Value};
 
-const USAGE: &str = "usage: replay FILE [--json] [--svg DIR]";
+/// Replays every case of a fixture file through the budget core, and says whether each matches
+/// its `expect` block. Exits 0 when all do and every invalid fixture is refused with its reason,
+/// 1 otherwise, 2 when the file cannot be read.
+#[derive(Parser)]
+#[command(name = "replay")]
+struct Args {
+    /// The fixture file.
+    file: String,
+    /// Prints one JSON array, an object per case, in place of the readable timelines.
+    #[arg(long)]
+    json: bool,
+    /// Also draws each replayed case's timeline into DIR/<id>.svg.
+    #[arg(long, value_name = "DIR")]
+    svg: Option<PathBuf>,
+}
 
 fn main() -> ExitCode {
-    let mut file = None;
-    let mut as_json = false;
-    let mut svg_dir = None;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--json" => as_json = true,
-            "--svg" => match args.next() {
-                Some(dir) => svg_dir = Some(PathBuf::from(dir)),
-                None => return usage("--svg needs a folder"),
-            },
-            "-h" | "--help" => {
-                println!("{USAGE}\nReplays every case of a fixture file through the budget core.");
-                return ExitCode::SUCCESS;
-            }
-            a if a.starts_with('-') => return usage(&format!("unknown option {a:?}")),
-            a if file.is_none() => file = Some(a.to_owned()),
-            a => return usage(&format!("one file at a time (got a second: {a:?})")),
-        }
-    }
-    let Some(file) = file else {
-        return usage("no fixture file given");
-    };
+    let Args {
+        file,
+        json: as_json,
+        svg: svg_dir,
+    } = Args::parse();
     let fixture = match Fixture::load(&file) {
         Ok(f) => f,
         Err(e) => {
@@ -70,11 +68,6 @@ fn main() -> ExitCode {
     } else {
         ExitCode::from(1)
     }
-}
-
-fn usage(problem: &str) -> ExitCode {
-    eprintln!("replay: {problem}\n{USAGE}");
-    ExitCode::from(2)
 }
 
 /// One case's result: its JSON object and its readable lines, whether it passed, and its
