@@ -64,7 +64,7 @@ node bench/run.mjs "$SCENARIO_API/"
 stop_scenario_api
 
 say "4. core cost (criterion, natively)"
-cargo bench --locked --quiet -p palette-list --bench core -- --noplot 2>&1 | grep -Ev '^(Gnuplot|Benchmarking|$)'
+cargo bench --locked --quiet -p retry-budget --bench core -- --noplot 2>&1 | grep -Ev '^(Gnuplot|Benchmarking|$)'
 
 say "5. the fleet (simulated: 10 to 10,000 browsers, one limiter, every policy on the same arrivals)"
 cargo run --locked --quiet --release -p palette-list-fleet -- --svg "$out/fleet.svg"

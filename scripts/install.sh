@@ -39,13 +39,6 @@ install_wasm_bindgen_cli() {
   fi
 }
 
-install_wasm_pack() {
-  if ! command -v wasm-pack >/dev/null; then
-    say "installing wasm-pack; a few minutes"
-    cargo install --locked wasm-pack
-  fi
-}
-
 install_chromium() {
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     say "installing Debian's chromium and chromium-driver"

@@ -5,3 +5,8 @@
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The examples of `docs/scopes.md`, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/scopes.md")]
+pub struct ScopesDoctests;

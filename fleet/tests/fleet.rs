@@ -1,5 +1,5 @@
 //! The fleet's headline figures, held: each section runs once (in parallel), then every claim
-//! the README makes of the table is checked against it. Deterministic per seed, so a change to
+//! docs/fleet.md makes of the table is checked against it. Deterministic per seed, so a change to
 //! the core or the simulator that breaks a claim fails here.
 
 use std::sync::OnceLock;
@@ -11,7 +11,7 @@ use palette_list_fleet::{
 };
 use retry_budget::RetryPolicy;
 
-/// Every section's rows at the README's seed, computed once for all the tests.
+/// Every section's rows at docs/fleet.md's seed, computed once for all the tests.
 fn table() -> &'static [Measured] {
     static TABLE: OnceLock<Vec<Measured>> = OnceLock::new();
     TABLE.get_or_init(|| {

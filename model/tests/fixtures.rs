@@ -1,5 +1,5 @@
 //! Every worked case, replayed through the core: natively with `cargo test`, and inside
-//! WebAssembly in a headless browser with `wasm-pack test --headless --chrome`. In wasm there is
+//! WebAssembly in headless Chromium (`bash scripts/test.sh wasm`). In wasm there is
 //! no file system, so the fixture files are embedded at compile time from the same paths.
 
 #[cfg(target_arch = "wasm32")]

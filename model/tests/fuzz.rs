@@ -2,7 +2,7 @@
 //! (then replaying whatever they accept). Neither may panic, and every refusal has a reason.
 //!
 //! `cargo test` runs proptest's default count (256 inputs a property). For a long run:
-//! `PROPTEST_CASES=1000000 cargo test --release -p palette-list --test fuzz`.
+//! `PROPTEST_CASES=1000000 cargo test --release -p palette-list-model --test fuzz`.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::time::{Duration, UNIX_EPOCH};
