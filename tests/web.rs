@@ -13,7 +13,7 @@ use std::time::Duration;
 use leptos::mount::mount_to;
 use leptos::prelude::*;
 use leptos::task::tick;
-use leptos_retry_budget::runtime::now;
+use leptos_retry_budget::runtime::{now, provide_scope_policy};
 use palette_list::palettes::{palettes_url, PaletteCollection};
 use palette_list::{
     use_budgeted_get, use_budgeted_read, BudgetedRead, PaletteList, PaletteListView, ReadRequest,
@@ -22,7 +22,7 @@ use palette_list::{
 use palette_list_demo::live;
 use palette_list_model::expect::{compare, line_matches, Comparison};
 use palette_list_model::{Case, Fixture, Replay};
-use retry_budget::{HeldBy, Outcome, Priority, RetryPolicy, RetryTokens, StopReport};
+use retry_budget::{HeldBy, Outcome, Priority, RetryPolicy, RetryTokens, ScopePolicy, StopReport};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -868,6 +868,11 @@ async fn limit_saw(base: &str) -> Vec<(Duration, String, u16)> {
         .collect()
 }
 
+/// Gives the scope of the API at `api_base` (as [`embed`] names it) what its reads share.
+fn share(api_base: &str, policy: ScopePolicy) {
+    provide_scope_policy(api_base, policy).unwrap_or_else(|e| panic!("{e}"));
+}
+
 /// `<PaletteList>` for `collection` on the API at `api_base`, as an app embeds it, with the
 /// API (a limit of its own) as the scope: by default the scope is the origin, which every
 /// limit on the scenario API shares, and one test's spent quota would hold back the next.
@@ -1020,7 +1025,8 @@ async fn a_spent_quota_holds_the_next_read_until_its_reset_and_no_429_comes() {
 async fn an_in_flight_limit_of_one_sends_the_screens_requests_one_after_another() {
     // Every answer is held 400 ms: three screens that read at once would overlap at the server.
     let base = post_limit("quota=10&window_s=60&answer_ms=400").await;
-    let policy = RetryPolicy::new().with_in_flight_limit(1);
+    share(&base, ScopePolicy::new().with_in_flight_limit(1));
+    let policy = RetryPolicy::new();
     let (first, _a) = embed(&base, "coast", policy.clone());
     let (second, _b) = embed(&base, "harbour", policy.clone());
     let (third, _c) = embed(&base, "dune", policy);
@@ -1063,7 +1069,8 @@ async fn a_queued_screen_whose_turn_cannot_come_in_time_stops_without_a_request(
     // The first read holds the one place for 2.5 s; a 5 s budget with the 4 s cap must start
     // its attempt within 1 s.
     let base = post_limit("quota=10&window_s=60&answer_ms=2500").await;
-    let policy = RetryPolicy::new().with_in_flight_limit(1);
+    share(&base, ScopePolicy::new().with_in_flight_limit(1));
+    let policy = RetryPolicy::new();
     let (first, _a) = embed(&base, "coast", policy.clone());
     let short = policy.with_budget(Duration::from_secs(5));
     let (late, _b) = embed(&base, "harbour", short);
@@ -1089,9 +1096,8 @@ async fn a_queued_screen_whose_turn_cannot_come_in_time_stops_without_a_request(
 async fn past_the_cap_on_waiting_reads_a_new_screen_stops_and_sends_nothing() {
     // The API's window is spent, and resets in 10 s: the first screen's read waits it out.
     let base = post_limit("quota=3&window_s=10&spent=3").await;
-    let policy = RetryPolicy::new()
-        .with_budget(Duration::from_secs(30))
-        .with_max_waiting(1);
+    share(&base, ScopePolicy::new().with_max_waiting(1));
+    let policy = RetryPolicy::new().with_budget(Duration::from_secs(30));
     let (first, _a) = embed(&base, "coast", policy.clone());
     wait_for(Duration::from_secs(2), "the first 429", || {
         text(&first, "wait-reason").filter(|t| t.contains("asked for 10 s"))
@@ -1121,7 +1127,8 @@ async fn past_the_cap_on_waiting_reads_a_new_screen_stops_and_sends_nothing() {
 async fn an_interactive_screen_goes_before_a_background_one_queued_earlier() {
     // Every answer is held 400 ms, and one request may be in flight at once.
     let base = post_limit("quota=10&window_s=60&answer_ms=400").await;
-    let policy = RetryPolicy::new().with_in_flight_limit(1);
+    share(&base, ScopePolicy::new().with_in_flight_limit(1));
+    let policy = RetryPolicy::new();
     let (first, _a) = embed(&base, "coast", policy.clone());
     let background = policy.clone().with_priority(Priority::Background);
     let (prefetch, _b) = embed(&base, "harbour", background);
@@ -1147,9 +1154,12 @@ async fn with_its_retry_token_spent_a_read_stops_instead_of_retrying() {
     // 429, 429, palettes: one token pays for the first retry, and none is left for the second.
     let case = case("quick-429s-then-palettes");
     let base = post_run(&case.id).await;
-    let policy = case
-        .client_policy()
-        .with_retry_tokens(RetryTokens::new(1, 10));
+    // The run's own scope, so that its purse is no other test's.
+    share(
+        &base,
+        ScopePolicy::new().with_retry_tokens(RetryTokens::new(1, 10)),
+    );
+    let policy = case.client_policy().with_scope(base.clone());
     let (read, _mounted) = mount_hook(palettes_url(&base, "coast"), policy, None);
     let report = wait_for(Duration::from_secs(3), "the stop", || {
         report_of(&read.state.get_untracked())

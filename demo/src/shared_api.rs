@@ -6,11 +6,11 @@ use crate::live::{self, LimitedRequest};
 use gloo_timers::callback::Interval;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_retry_budget::runtime::{now, scope_state};
+use leptos_retry_budget::runtime::{now, provide_scope_policy, scope_state};
 use leptos_router::hooks::{use_navigate, use_query_map};
 use leptos_router::NavigateOptions;
 use palette_list::PaletteList;
-use retry_budget::{seconds_text, BlockCause, Precision, RetryPolicy};
+use retry_budget::{seconds_text, BlockCause, Precision, RetryPolicy, ScopePolicy};
 use send_wrapper::SendWrapper;
 
 /// The limit every screen here shares: 3 requests per 10 s window, each answer held 300 ms as
@@ -20,16 +20,25 @@ const LIMIT: &str = "quota=3&window_s=10&answer_ms=300";
 /// The rate limit the screens share, by name: every screen here, in every tab.
 const SCOPE: &str = "palettes-api";
 
-/// The policy of every screen here: the default budget, up to 20 % jitter on the waits the
-/// client chooses, and this page's scope; with `one_at_a_time`, at most one request to it in
-/// flight.
-fn policy(one_at_a_time: bool) -> RetryPolicy {
-    let policy = RetryPolicy::new().with_jitter(20).with_scope(SCOPE);
+/// The scope of the screens added "one at a time": the same API, with at most one request in
+/// flight. A scope's policy is the scope's, so these screens have a scope of their own.
+const ONE_AT_A_TIME: &str = "palettes-api:one-at-a-time";
+
+/// The scope a screen added now joins.
+fn scope(one_at_a_time: bool) -> &'static str {
     if one_at_a_time {
-        policy.with_in_flight_limit(1)
+        ONE_AT_A_TIME
     } else {
-        policy
+        SCOPE
     }
+}
+
+/// The policy of every screen here: the default budget, up to 20 % jitter on the waits the
+/// client chooses, and its scope.
+fn policy(one_at_a_time: bool) -> RetryPolicy {
+    RetryPolicy::new()
+        .with_jitter(20)
+        .with_scope(scope(one_at_a_time))
 }
 
 /// The page: the limit it reads (`?limit=ID` to share one with another tab; else a new one,
@@ -88,6 +97,11 @@ fn SharedApi(
     /// The collections of the screens it opens with.
     first: Vec<String>,
 ) -> impl IntoView {
+    // Given once for the page (the same policy again, on coming back, changes nothing).
+    if let Err(e) = provide_scope_policy(ONE_AT_A_TIME, ScopePolicy::new().with_in_flight_limit(1))
+    {
+        leptos::logging::error!("{e}");
+    }
     // Each screen: its id, its collection, and whether it was opened one at a time.
     let screens = RwSignal::new(Vec::<(u64, String, bool)>::new());
     let next = StoredValue::new(1u64);
@@ -133,7 +147,7 @@ fn SharedApi(
     // Read once a tick, for the lines that show it.
     let ledger = Memo::new(move |_| {
         let at = clock.get();
-        let state = scope_state(SCOPE);
+        let state = scope_state(scope(one_at_a_time.get()));
         let next = match state.block.filter(|b| b.until > at) {
             Some(b) => format!(
                 "Next request allowed in {} s ({}).",
@@ -181,10 +195,13 @@ fn SharedApi(
                         prop:checked=move || one_at_a_time.get()
                         on:change=move |_| one_at_a_time.update(|on| *on = !*on)
                     />
-                    " Screens added now: one request in flight at a time"
+                    " Screens added now: one request in flight at a time (a scope of their own)"
                 </label>
             </div>
             <aside class="counts">
+                <p data-testid="ledger-scope">
+                    {move || format!("The page's ledger of {}:", scope(one_at_a_time.get()))}
+                </p>
                 <p data-testid="server-count">{server_count}</p>
                 <p data-testid="ledger-next">{move || ledger.with(|l| l.0.clone())}</p>
                 <p data-testid="ledger-remaining">{move || ledger.with(|l| l.1.clone())}</p>

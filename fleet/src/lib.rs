@@ -17,6 +17,6 @@ pub mod section;
 
 pub use api::{Api, ApiConfig};
 pub use figures::{Figures, Row, HEADER};
-pub use policy::{contenders, Baseline, Contender, FleetPolicy};
+pub use policy::{contenders, Baseline, Contender, FleetPolicy, RefusedPolicy};
 pub use run::{run, Arrivals, Scenario};
 pub use section::{measure, Measured, Section, FLEET_SIZES};

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use retry_budget::{RetryPolicy, RetryTokens};
+use retry_budget::{PolicyError, RetryPolicy, RetryTokens, ScopePolicy, ScopePolicyError};
 
 /// A baseline retrier, written here as its library behaves by default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,9 +36,35 @@ impl Baseline {
 pub enum FleetPolicy {
     /// A baseline retrier.
     Baseline(Baseline),
-    /// This crate: each client is a [`Page`](retry_budget::Page) running the core
-    /// under this policy.
-    Budget(Box<RetryPolicy>),
+    /// This crate: each client is a [`Page`](retry_budget::Page) running the core, its reads
+    /// under `read`, the API's scope under `scope`.
+    Budget {
+        /// Each read's budget.
+        read: Box<RetryPolicy>,
+        /// What the client's reads of the API share.
+        scope: ScopePolicy,
+    },
+}
+
+impl FleetPolicy {
+    /// This crate's core: reads under `read` on a scope that shares nothing but its blocks.
+    pub fn budget(read: RetryPolicy) -> Self {
+        Self::Budget {
+            read: Box::new(read),
+            scope: ScopePolicy::new(),
+        }
+    }
+}
+
+/// Why a run was refused before it began: its policy is one the core refuses, by name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RefusedPolicy {
+    /// The reads' policy.
+    #[error(transparent)]
+    Read(#[from] PolicyError),
+    /// The scope's policy.
+    #[error(transparent)]
+    Scope(#[from] ScopePolicyError),
 }
 
 /// A named policy in the fleet's table.
@@ -69,19 +95,22 @@ pub fn contenders() -> Vec<Contender> {
         },
         Contender {
             name: "palette-list defaults",
-            policy: FleetPolicy::Budget(Box::new(defaults.clone())),
+            policy: FleetPolicy::budget(defaults.clone()),
         },
         Contender {
             name: "+ jitter 50 %",
-            policy: FleetPolicy::Budget(Box::new(defaults.clone().with_jitter(50))),
+            policy: FleetPolicy::budget(defaults.clone().with_jitter(50)),
         },
         Contender {
             name: "+ full jitter",
-            policy: FleetPolicy::Budget(Box::new(defaults.clone().with_full_jitter(true))),
+            policy: FleetPolicy::budget(defaults.clone().with_full_jitter(true)),
         },
         Contender {
             name: "+ retry tokens (2, 10 %)",
-            policy: FleetPolicy::Budget(Box::new(defaults.with_retry_tokens(FLEET_TOKENS))),
+            policy: FleetPolicy::Budget {
+                read: Box::new(defaults),
+                scope: ScopePolicy::new().with_retry_tokens(FLEET_TOKENS),
+            },
         },
     ]
 }

@@ -5,11 +5,11 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Duration;
 
-use retry_budget::{Outcome, Page, PageEvent, PolicyError, ReadId, Response, RetryPolicy, Step};
+use retry_budget::{Outcome, Page, PageEvent, ReadId, Response, RetryPolicy, ScopePolicy, Step};
 
 use crate::api::{Api, ApiConfig};
 use crate::figures::Figures;
-use crate::policy::{Baseline, FleetPolicy};
+use crate::policy::{Baseline, FleetPolicy, RefusedPolicy};
 use crate::random::Draws;
 
 /// The scope every read of the fleet shares on its own page: the API's origin.
@@ -116,9 +116,10 @@ impl Events {
 
 /// Runs `scenario` with every client under `policy`: the figures. This crate's policy is
 /// refused, as the core refuses it, if it is not valid.
-pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, PolicyError> {
-    if let FleetPolicy::Budget(p) = policy {
-        p.validate()?;
+pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, RefusedPolicy> {
+    if let FleetPolicy::Budget { read, scope } = policy {
+        read.validate()?;
+        scope.validate()?;
     }
     let mut draws = Draws::new(scenario.seed);
     let mut api = Api::new(scenario.api);
@@ -130,9 +131,9 @@ pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, PolicyE
     let mut clients: Vec<Client<'_>> = (0..scenario.clients)
         .map(|_| Client {
             engine: match policy {
-                FleetPolicy::Budget(policy) => Engine::Page {
-                    page: Box::new(Page::new()),
-                    policy,
+                FleetPolicy::Budget { read, scope } => Engine::Page {
+                    page: Box::new(page_with(*scope)),
+                    policy: read,
                     armed: None,
                 },
                 FleetPolicy::Baseline(retrier) => Engine::Baseline {
@@ -261,4 +262,12 @@ fn carry_out(
         }
     }
     ended
+}
+
+/// A client's page, the API's scope given `scope` (validated by [`run`] before any client).
+fn page_with(scope: ScopePolicy) -> Page {
+    let mut page = Page::new();
+    page.handle_scope_policy(SCOPE, scope)
+        .expect("a valid scope policy, on a new page");
+    page
 }

@@ -143,12 +143,12 @@ fn this_crate_never_delivers_data_past_its_budget() {
 fn a_seed_replays_a_run_exactly_and_another_seed_draws_other_arrivals() {
     let stream = Section::ALL[3];
     let policy = &contenders()[3].policy;
-    assert!(matches!(policy, FleetPolicy::Budget(p) if p.jitter_percent() == 50));
+    assert!(matches!(policy, FleetPolicy::Budget { read, .. } if read.jitter_percent() == 50));
     let once = run(&stream.scenario(1_000, 7), policy).unwrap();
     assert_eq!(run(&stream.scenario(1_000, 7), policy).unwrap(), once);
     assert_ne!(run(&stream.scenario(1_000, 8), policy).unwrap(), once);
     // A policy the core would refuse is refused here too, by name.
-    let invalid = FleetPolicy::Budget(Box::new(RetryPolicy::new().with_max_attempts(0)));
+    let invalid = FleetPolicy::budget(RetryPolicy::new().with_max_attempts(0));
     assert_eq!(
         run(&stream.scenario(10, 7), &invalid)
             .unwrap_err()

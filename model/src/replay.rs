@@ -5,8 +5,8 @@ use std::time::{Duration, SystemTime};
 
 use retry_budget::{
     is_success, seconds_text, BodyProblem, BodyReader, ClockSource, Event, HeaderNote, Page,
-    PageEvent, Phase, Precision, RateLimitFields, ReadId, Response, Step, StopReport, TraceEvent,
-    TransportFailure,
+    PageEvent, Phase, Precision, RateLimitFields, ReadId, Response, ScopePolicy, Step, StopReport,
+    TraceEvent, TransportFailure,
 };
 
 use crate::data::read_data;
@@ -113,7 +113,7 @@ impl Replay {
 /// the timer. So an answer exactly at the cap counts, and a leave at the instant of an answer
 /// wins (the answer is dropped).
 pub fn replay(case: &Case) -> Result<Replay, CaseError> {
-    let mut played = play(&case.id, &[(Duration::ZERO, case)])?;
+    let mut played = play(&case.id, ScopePolicy::new(), &[(Duration::ZERO, case)])?;
     Ok(played.actions.remove(0))
 }
 
@@ -136,7 +136,7 @@ pub struct ScopeReplay {
 pub fn replay_scope(scope: &ScopeCase) -> Result<ScopeReplay, CaseError> {
     let actions: Vec<(Duration, &Case)> =
         scope.actions.iter().map(|a| (a.start, &a.case)).collect();
-    play(&scope.id, &actions)
+    play(&scope.id, scope.scope_policy, &actions)
 }
 
 /// One action of a replay, on the scope's clock.
@@ -218,7 +218,11 @@ impl<'c> Player<'c> {
     }
 }
 
-fn play(scope: &str, actions: &[(Duration, &Case)]) -> Result<ScopeReplay, CaseError> {
+fn play(
+    scope: &str,
+    shared: ScopePolicy,
+    actions: &[(Duration, &Case)],
+) -> Result<ScopeReplay, CaseError> {
     let mut players: Vec<Player> = actions
         .iter()
         .map(|&(start, case)| Player {
@@ -232,6 +236,13 @@ fn play(scope: &str, actions: &[(Duration, &Case)]) -> Result<ScopeReplay, CaseE
         })
         .collect();
     let mut page = Page::new();
+    // Checked when the file was read.
+    page.handle_scope_policy(scope, shared)
+        .map_err(|e| CaseError {
+            case: scope.to_owned(),
+            field: "scope_policy".to_owned(),
+            problem: e.to_string(),
+        })?;
     let mut merged = Vec::new();
     let mut now = Duration::ZERO;
     let bound: usize = actions

@@ -119,18 +119,43 @@ fn a_scope_is_refused_with_the_field_that_is_wrong() {
         ),
         (
             format!(
-                r#"[{{"id": "s", "actions": [{{"start_s": 0, "attempts": {attempt},
-                    "policy": {{"in_flight_limit": 0}}}}]}}]"#
+                r#"[{{"id": "s", "scope_policy": {{"in_flight_limit": 0}},
+                    "actions": [{{"start_s": 0, "attempts": {attempt}}}]}}]"#
             ),
-            "case s#1, policy: in_flight_limit is 0: at least one request must be allowed in \
-             flight",
+            "case s, scope_policy: in_flight_limit is 0: at least one request must be allowed \
+             in flight",
+        ),
+        (
+            format!(
+                r#"[{{"id": "s", "scope_policy": {{"in_flight_limit": "two"}},
+                    "actions": [{{"start_s": 0, "attempts": {attempt}}}]}}]"#
+            ),
+            "case s, scope_policy.in_flight_limit: must be a whole number of requests, got \"two\"",
+        ),
+        (
+            format!(
+                r#"[{{"id": "s", "scope_policy": {{"max_waiting": 1, "retry_tokens": {{"max": 0,
+                    "refill_percent": 10}}}}, "actions": [{{"start_s": 0, "attempts": {attempt}}}]}}]"#
+            ),
+            "case s, scope_policy: retry_tokens max is 0: no retry could ever be sent; use \
+             max_attempts 1 for that",
+        ),
+        // A scope's setting in one read's policy would be a second place to say it: refused.
+        (
+            format!(
+                r#"[{{"id": "s", "actions": [{{"start_s": 0, "attempts": {attempt},
+                    "policy": {{"in_flight_limit": 1}}}}]}}]"#
+            ),
+            "case s#1, policy.in_flight_limit: is the scope's setting, not a read's: give it in \
+             the scope's scope_policy",
         ),
         (
             format!(
                 r#"[{{"id": "s", "actions": [{{"start_s": 0, "attempts": {attempt},
-                    "policy": {{"in_flight_limit": "two"}}}}]}}]"#
+                    "policy": {{"retry_tokens": {{"max": 1, "refill_percent": 50}}}}}}]}}]"#
             ),
-            "case s#1, policy.in_flight_limit: must be a whole number of requests, got \"two\"",
+            "case s#1, policy.retry_tokens: is the scope's setting, not a read's: give it in \
+             the scope's scope_policy",
         ),
     ] {
         let fixture = Fixture::parse(&file(&scopes)).unwrap();

@@ -130,6 +130,10 @@ pub struct ReadAction {
     scope_block: Option<ScopeBlock>,
     /// The jitter's random numbers, seeded at the start.
     draws: SplitMix64,
+    /// The most requests to the scope in flight at once, from the scope's policy: before each
+    /// attempt the action queues for a place. `None` (a read on its own, or a scope with no
+    /// limit): it never queues.
+    in_flight_limit: Option<u32>,
 }
 
 impl ReadAction {
@@ -137,28 +141,31 @@ impl ReadAction {
     /// step is to start attempt 1 at once.
     /// Its jitter, if the policy asks for any, is drawn from a fixed seed (0).
     pub fn start(now: Duration, policy: RetryPolicy) -> Result<Self, PolicyError> {
-        Self::start_under(now, policy, None, 0)
+        Self::start_under(now, policy, None, None, 0)
     }
 
     /// [`start`](Self::start) on a scope that may be blocked: with `block` still running at
     /// `now` (from the scope's ledger), the first step
     /// is to wait for its end if attempt 1 then fits the budget with its full cap, and
-    /// otherwise to stop at once as `budget_exhausted`, with no request sent. `seed` is where
+    /// otherwise to stop at once as `budget_exhausted`, with no request sent. With an
+    /// `in_flight_limit` (the scope's), every attempt queues for a place first. `seed` is where
     /// the policy's jitter is drawn from: a random number in a driver, so that actions held
     /// back together return apart; any fixed number in a test or a replay.
     pub(crate) fn start_under(
         now: Duration,
         policy: RetryPolicy,
         block: Option<ScopeBlock>,
+        in_flight_limit: Option<u32>,
         seed: u64,
     ) -> Result<Self, PolicyError> {
         let mut action = Self::started(now, policy, block, seed)?;
+        action.in_flight_limit = in_flight_limit;
         action.start_or_wait_for_scope(now);
         Ok(action)
     }
 
     /// An action that starts at `now` on a scope already holding `max` delayed reads, where it
-    /// would be one more ([`RetryPolicy::with_max_waiting`]): it stops at once, before any
+    /// would be one more ([`ScopePolicy::with_max_waiting`](super::ScopePolicy::with_max_waiting)): it stops at once, before any
     /// request, and says so.
     pub(crate) fn turned_away(
         now: Duration,
@@ -192,6 +199,7 @@ impl ReadAction {
             report: None,
             scope_block: block,
             draws: SplitMix64::new(seed),
+            in_flight_limit: None,
             policy,
         };
         action.record(
@@ -567,11 +575,11 @@ impl ReadAction {
     }
 
     /// The gate's last steps before a start at `now`: the scope's block, if it still runs, then
-    /// the scope's queue, if the policy limits the requests in flight.
+    /// the scope's queue, if the scope limits the requests in flight.
     fn start_or_wait_for_scope(&mut self, now: Duration) {
         match (
             self.scope_block.filter(|b| b.until > now),
-            self.policy.in_flight_limit(),
+            self.in_flight_limit,
         ) {
             (Some(block), _) => self.wait_for_scope(now, block),
             (None, Some(limit)) => self.queue(now, limit),

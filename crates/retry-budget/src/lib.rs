@@ -20,7 +20,8 @@
 //! | | `shown` | how a value a server sent is shown to a reader ([`quoted`]) |
 //! | | `block` | [`ScopeBlock`]: no attempt on a scope starts before its end |
 //! | | `random` | [`SplitMix64`]: the seeded random numbers jitter is drawn from |
-//! | 2, rules and parsers | `policy` | [`RetryPolicy`]: the budget, its `const fn` builders and its validation |
+//! | 2, rules and parsers | `policy` | [`RetryPolicy`]: one read's budget, its `const fn` builders and its validation |
+//! | | `scope_policy` | [`ScopePolicy`]: what one scope's reads share (in flight, delayed, retry tokens) |
 //! | | `clock` | the clock evidence that dates a receipt ([`receipt_clock`]) |
 //! | | `retry_after` | [`parse_retry_after`] |
 //! | | `rate_limit` | [`RateLimitFields`]: what is left of a scope's quota, and when it resets (`RateLimit` parsed by `sfv`) |
@@ -51,6 +52,7 @@ mod report;
 mod response;
 mod retry_after;
 mod scope;
+mod scope_policy;
 mod seconds;
 mod shown;
 mod trace;
@@ -78,7 +80,7 @@ pub use clock::{parse_date_header, receipt_clock, ClockSource};
 pub use http_date::{HttpDate, MIN_SECS as FIRST_HTTP_DATE};
 pub use page::{Page, PageEvent, ReadId};
 pub use policy::{
-    is_success, FittingAttempts, PolicyError, Priority, RetryPolicy, RetryTokens, StatusSet,
+    is_success, FittingAttempts, PolicyError, Priority, RetryPolicy, StatusSet,
     DEFAULT_FALLBACK_WAITS, DEFAULT_MAX_BODY_BYTES,
 };
 pub use random::SplitMix64;
@@ -89,6 +91,7 @@ pub use report::{
 pub use response::Response;
 pub use retry_after::{parse_retry_after, HeaderNote, InvalidRetryAfter, RetryAfter};
 pub use scope::{RetryPurse, ScopeState};
+pub use scope_policy::{RetryTokens, ScopePolicy, ScopePolicyError};
 pub use seconds::{next_change, seconds_text, Precision};
 pub use shown::quoted;
 

@@ -5,8 +5,11 @@
 //! and carries out what [`Page::poll_event`] says, arming the one timer of
 //! [`Page::poll_timeout`]. The rules of their meeting are written once, in this file:
 //!
-//! - A 2xx refills its scope's retry tokens; a read with [`RetryTokens`](super::RetryTokens)
-//!   may retry only while a whole token is left, and a retry spends one.
+//! - Each scope has one [`ScopePolicy`](super::ScopePolicy), given once
+//!   ([`Page::handle_scope_policy`]): its in-flight limit queues every read on the scope, its
+//!   cap on delayed reads turns new ones away, and its retry tokens are spent by every retry on
+//!   the scope. A 2xx refills the scope's tokens; a read may retry only while a whole token is
+//!   left, and a retry spends one.
 //! - An answer is read once, and reaches the ledger first. If it blocks its scope for longer,
 //!   every running read on the scope hears of the block (the answering one too), and only then
 //!   does the answering read decide.
@@ -24,6 +27,7 @@ use super::policy::{is_success, PolicyError, RetryPolicy};
 use super::report::{BodyProblem, TransportFailure};
 use super::response::Response;
 use super::scope::{Place, ScopeLedger, ScopeState};
+use super::scope_policy::{ScopePolicy, ScopePolicyError};
 
 /// The page's name for one read, unique on the page for as long as the page lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -104,11 +108,23 @@ impl Page {
         }
     }
 
+    /// Gives `scope` the policy its reads share ([`ScopePolicy`]): once, ideally before its
+    /// first read (reads already queued keep the limit they queued under). Refused, by name,
+    /// if it is not valid or if the scope already has another; giving the same one again
+    /// changes nothing.
+    pub fn handle_scope_policy(
+        &mut self,
+        scope: &str,
+        policy: ScopePolicy,
+    ) -> Result<(), ScopePolicyError> {
+        self.ledger.set_policy(scope, policy)
+    }
+
     /// A read starts at `now` on `scope` under `policy` (refused if the policy is invalid). If
     /// the scope is blocked, it waits for the block's end where its first attempt then fits,
-    /// and stops at once otherwise; if the policy limits the requests in flight, it queues. If
-    /// it is delayed so and its scope already has the policy's
-    /// [`max_waiting`](RetryPolicy::max_waiting) reads delayed, it stops at once.
+    /// and stops at once otherwise; if the scope's policy limits the requests in flight, it
+    /// queues. If it is delayed so and the scope already has its policy's
+    /// [`max_waiting`](ScopePolicy::max_waiting) reads delayed, it stops at once.
     /// `seed` is where its jitter is drawn from: a random number in a browser, so reads held
     /// back together return apart; any fixed number in a test or a replay.
     pub fn handle_start(
@@ -119,12 +135,14 @@ impl Page {
         seed: u64,
     ) -> Result<ReadId, PolicyError> {
         let block = self.ledger.poll_block(now, scope);
-        let crowded = policy.max_waiting().filter(|&max| {
-            self.ledger.delayed(scope) >= max && self.ledger.would_delay(now, scope, &policy)
+        let shared = self.ledger.policy(scope);
+        let crowded = shared.max_waiting().filter(|&max| {
+            self.ledger.delayed(scope) >= max
+                && self.ledger.would_delay(now, scope, policy.priority())
         });
         let action = match crowded {
             Some(max) => ReadAction::turned_away(now, policy, max)?,
-            None => ReadAction::start_under(now, policy, block, seed)?,
+            None => ReadAction::start_under(now, policy, block, shared.in_flight_limit(), seed)?,
         };
         self.last_id += 1;
         let id = ReadId(self.last_id);
@@ -155,14 +173,13 @@ impl Page {
         let Some(i) = self.index(read) else {
             return;
         };
-        let policy = self.reads[i].action.policy();
-        let (trust, tokens) = (policy.trust_local_clock(), policy.retry_tokens());
+        let trust = self.reads[i].action.policy().trust_local_clock();
         let reading = response.read(local_wall_clock, trust);
         let scope = &self.reads[i].scope;
         if is_success(response.status) {
             self.ledger.refill(scope);
         }
-        let may_retry = tokens.is_none_or(|t| self.ledger.may_retry(scope, t));
+        let may_retry = self.ledger.may_retry(scope);
         if let Some(block) = self.ledger.learn(now, scope, response.status, &reading) {
             self.events.push(PageEvent::Blocked {
                 scope: scope.clone(),
@@ -178,8 +195,8 @@ impl Page {
         // The answer to an attempt in flight that leaves the read running leaves it waiting
         // for a retry (an answer the read could not own changes nothing).
         let retries = answered && *entry.action.phase() != Phase::Stopped;
-        if let (Some(t), true) = (tokens, retries) {
-            self.ledger.spend_retry(&entry.scope, t);
+        if retries {
+            self.ledger.spend_retry(&entry.scope);
         }
         self.moved(i);
         self.grant(now, i);

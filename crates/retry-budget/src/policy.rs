@@ -90,9 +90,11 @@ impl fmt::Debug for StatusSet {
 /// | trust the local wall clock to read a `Retry-After` date | yes |
 /// | largest body read, in bytes ([`DEFAULT_MAX_BODY_BYTES`]) | 1 MiB |
 /// | jitter: added percent / full jitter on fallback waits | 0 % / off |
-/// | retry tokens shared by the scope ([`RetryTokens`]) | off |
-/// | delayed reads on the scope at once ([`with_max_waiting`](Self::with_max_waiting)) | no cap |
 /// | priority in the scope's queue | [`Priority::Interactive`] |
+///
+/// What the reads of one scope share (an in-flight limit, a cap on delayed reads, retry
+/// tokens) is the scope's, not a read's: a [`ScopePolicy`](super::ScopePolicy), given once to
+/// the [`Page`](super::Page) that keeps the scope's ledger.
 ///
 /// ```
 /// use std::time::Duration;
@@ -118,9 +120,6 @@ pub struct RetryPolicy {
     jitter_percent: u32,
     full_jitter: bool,
     coalesce: bool,
-    in_flight_limit: Option<u32>,
-    retry_tokens: Option<RetryTokens>,
-    max_waiting: Option<u32>,
     priority: Priority,
 }
 
@@ -132,33 +131,6 @@ pub enum Priority {
     Interactive,
     /// Prefetching, refreshing, paging through: served when no interactive read is queued.
     Background,
-}
-
-/// A retry budget shared by every read on one scope, after gRPC's retry throttling and
-/// Finagle's `RetryBudget`: retries (never first attempts) spend tokens that successes earn
-/// back, so a fleet of clients stops multiplying its load on a service that keeps refusing.
-///
-/// The scope's purse starts full, at `max` tokens. Each retry spends one; each 2xx on the
-/// scope earns back `refill_percent` % of one, up to `max`. A read whose answer asks for a
-/// retry when less than one whole token is left stops as `budget_exhausted` and says why.
-/// `RetryTokens::new(10, 10)` allows 10 retries at once, then about one retry per 10 successes:
-/// gRPC's `maxTokens 10, tokenRatio 0.1`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RetryTokens {
-    /// The most tokens the purse holds, and what it starts with.
-    pub max: u32,
-    /// The percent of one token each success earns back.
-    pub refill_percent: u32,
-}
-
-impl RetryTokens {
-    /// A purse of `max` tokens, refilled by `refill_percent` % of one per success.
-    pub const fn new(max: u32, refill_percent: u32) -> Self {
-        Self {
-            max,
-            refill_percent,
-        }
-    }
 }
 
 impl RetryPolicy {
@@ -177,9 +149,6 @@ impl RetryPolicy {
             jitter_percent: 0,
             full_jitter: false,
             coalesce: true,
-            in_flight_limit: None,
-            retry_tokens: None,
-            max_waiting: None,
             priority: Priority::Interactive,
         }
     }
@@ -271,36 +240,6 @@ impl RetryPolicy {
         self
     }
 
-    /// At most `n` requests to this read's scope in flight at once (default: no limit): an
-    /// attempt that would be one more queues behind the attempts that queued before it on the
-    /// scope, and starts when one of those in flight ends. Its turn must come while the attempt
-    /// still fits the budget with its full cap; otherwise the action stops as
-    /// `budget_exhausted`, with no request sent. Reads on the scope without a limit are not
-    /// held, but their requests count. In the browser the count is the page's own: other tabs
-    /// share blocks, not places. At least 1.
-    pub const fn with_in_flight_limit(mut self, n: u32) -> Self {
-        self.in_flight_limit = Some(n);
-        self
-    }
-
-    /// Retries of this read draw on its scope's shared purse of retry tokens ([`RetryTokens`];
-    /// default: off, every retry the budget fits is sent). The first read on a scope with
-    /// tokens sets the scope's purse; every success on the scope refills it, and only reads
-    /// with tokens spend from it.
-    pub const fn with_retry_tokens(mut self, tokens: RetryTokens) -> Self {
-        self.retry_tokens = Some(tokens);
-        self
-    }
-
-    /// At most `n` reads on the scope delayed at once, waiting or queued (default: no cap), as
-    /// the seed's `max_delayed_requests`. A new read that would be the next one delayed stops
-    /// at its start as `budget_exhausted`, sends nothing, and says that the API already has
-    /// `n` reads waiting; a read that can start at once is never turned away. At least 1.
-    pub const fn with_max_waiting(mut self, n: u32) -> Self {
-        self.max_waiting = Some(n);
-        self
-    }
-
     /// Where this read stands in its scope's queue (default [`Priority::Interactive`]): a
     /// queued interactive read is granted a place before every queued background read, and
     /// reads of one priority are granted in the order they queued. A background read waits
@@ -359,25 +298,9 @@ impl RetryPolicy {
         self.coalesce
     }
 
-    /// The most requests to the scope in flight at once before this read queues; `None`: no
-    /// limit.
-    pub const fn in_flight_limit(&self) -> Option<u32> {
-        self.in_flight_limit
-    }
-
-    /// The most reads delayed on the scope before a new one is turned away; `None`: no cap.
-    pub const fn max_waiting(&self) -> Option<u32> {
-        self.max_waiting
-    }
-
     /// Where this read stands in its scope's queue.
     pub const fn priority(&self) -> Priority {
         self.priority
-    }
-
-    /// The scope's retry tokens this read spends; `None`: off.
-    pub const fn retry_tokens(&self) -> Option<RetryTokens> {
-        self.retry_tokens
     }
 
     /// The jitter, in percent of a wait the client chooses (0: off).
@@ -435,20 +358,6 @@ impl RetryPolicy {
         }
         if self.scope.as_deref().is_some_and(|s| s.trim().is_empty()) {
             return Err(PolicyError::BlankScope);
-        }
-        if self.in_flight_limit == Some(0) {
-            return Err(PolicyError::NoneInFlight);
-        }
-        if self.max_waiting == Some(0) {
-            return Err(PolicyError::NoneWaiting);
-        }
-        if let Some(tokens) = self.retry_tokens {
-            if tokens.max == 0 {
-                return Err(PolicyError::NoRetryTokens);
-            }
-            if tokens.refill_percent == 0 || tokens.refill_percent > 100 {
-                return Err(PolicyError::RefillOutOfRange(tokens.refill_percent));
-            }
         }
         if let Some(status) = self.retry_statuses.out_of_range {
             return Err(PolicyError::NotAStatus(status));
@@ -561,20 +470,6 @@ pub enum PolicyError {
     /// The scope's name is empty or only spaces.
     #[error("scope is blank: name the rate limit this read shares, or leave it to the origin")]
     BlankScope,
-    /// An in-flight limit of 0.
-    #[error("in_flight_limit is 0: at least one request must be allowed in flight")]
-    NoneInFlight,
-    /// A cap of 0 delayed reads.
-    #[error(
-        "max_waiting is 0: a read that must wait could never start; leave it unset for no cap"
-    )]
-    NoneWaiting,
-    /// A purse of 0 retry tokens.
-    #[error("retry_tokens max is 0: no retry could ever be sent; use max_attempts 1 for that")]
-    NoRetryTokens,
-    /// A refill outside 1–100 % of a token per success.
-    #[error("retry_tokens refill is {0} %: each success must earn back 1 to 100 % of a token")]
-    RefillOutOfRange(u32),
     /// A retry status outside 100–599.
     #[error("retry status {0} is not an HTTP status (100-599)")]
     NotAStatus(u16),
@@ -649,16 +544,6 @@ mod tests {
         assert_eq!(p.jitter_percent(), 0);
         assert!(p.coalesce());
         assert!(!p.clone().with_coalescing(false).coalesce());
-        assert_eq!(p.in_flight_limit(), None);
-        assert_eq!(p.clone().with_in_flight_limit(2).in_flight_limit(), Some(2));
-        assert_eq!(
-            p.clone()
-                .with_in_flight_limit(0)
-                .validate()
-                .unwrap_err()
-                .to_string(),
-            "in_flight_limit is 0: at least one request must be allowed in flight"
-        );
         assert!(p.clone().with_jitter(100).validate().is_ok());
         assert_eq!(
             p.clone()

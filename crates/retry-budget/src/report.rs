@@ -171,10 +171,10 @@ pub enum HeldBy {
     /// The scope's retry tokens ([`RetryTokens`](super::RetryTokens)): less than one was left
     /// when the answer asked for a retry.
     RetryTokens,
-    /// The scope's cap on delayed reads ([`RetryPolicy::with_max_waiting`]): `max` reads on
+    /// The scope's cap on delayed reads ([`ScopePolicy::with_max_waiting`]): `max` reads on
     /// it were already waiting or queued when this one started and would have been delayed.
     ///
-    /// [`RetryPolicy::with_max_waiting`]: super::RetryPolicy::with_max_waiting
+    /// [`ScopePolicy::with_max_waiting`]: super::ScopePolicy::with_max_waiting
     Crowd {
         /// The cap.
         max: u32,

@@ -14,8 +14,9 @@
 use std::time::Duration;
 
 use super::block::{blocks_scope, BlockCause, ScopeBlock};
-use super::policy::{Priority, RetryPolicy, RetryTokens};
+use super::policy::Priority;
 use super::response::Reading;
+use super::scope_policy::{RetryTokens, ScopePolicy, ScopePolicyError};
 use super::wait::WaitReason;
 
 /// What the ledger knows of one scope.
@@ -39,8 +40,10 @@ pub struct ScopeState {
     pub queued: u32,
     /// Reads waiting for their next attempt (a wait, or a block's end), counted likewise.
     pub waiting: u32,
-    /// The scope's retry tokens, once a read with [`RetryTokens`] has answered on it.
+    /// The scope's retry tokens, where its policy has them.
     pub retry_purse: Option<RetryPurse>,
+    /// What the scope's reads share, as given once ([`ScopePolicy`]; by default nothing).
+    pub policy: ScopePolicy,
 }
 
 /// A scope's retry tokens: what is left, in thousandths of a token, and the rule that set it.
@@ -48,7 +51,7 @@ pub struct ScopeState {
 pub struct RetryPurse {
     /// Thousandths of a token left: a retry needs 1,000.
     pub left: u32,
-    /// The purse's size and refill, from the first read on the scope that had tokens.
+    /// The purse's size and refill, from the scope's policy.
     pub tokens: RetryTokens,
 }
 
@@ -161,16 +164,51 @@ impl ScopeLedger {
         longer.then(|| self.state(scope).block).flatten()
     }
 
-    /// Whether a read spending `tokens` on `scope` may retry: the scope's purse (set from
-    /// `tokens`, full, if the scope has none yet) holds a whole token.
-    pub(crate) fn may_retry(&mut self, scope: &str, tokens: RetryTokens) -> bool {
-        self.purse(scope, tokens).has_token()
+    /// Gives `scope` its policy: once, before or after reads on it have started (the ledger
+    /// counts every read on the scope either way). A policy with retry tokens fills the scope's
+    /// purse. Refused if it is not valid, or if the scope already has another one; giving the
+    /// same one again changes nothing.
+    pub(crate) fn set_policy(
+        &mut self,
+        scope: &str,
+        policy: ScopePolicy,
+    ) -> Result<(), ScopePolicyError> {
+        policy.validate()?;
+        let state = self.entry(scope);
+        if state.policy == policy {
+            return Ok(());
+        }
+        if state.policy != ScopePolicy::new() {
+            return Err(ScopePolicyError::AlreadySet {
+                scope: scope.to_owned(),
+            });
+        }
+        state.policy = policy;
+        state.retry_purse = policy.retry_tokens().map(|tokens| RetryPurse {
+            left: tokens.max.saturating_mul(RetryPurse::TOKEN),
+            tokens,
+        });
+        Ok(())
     }
 
-    /// A read spending `tokens` on `scope` retries: one token leaves the purse.
-    pub(crate) fn spend_retry(&mut self, scope: &str, tokens: RetryTokens) {
-        let purse = self.purse(scope, tokens);
-        purse.left = purse.left.saturating_sub(RetryPurse::TOKEN);
+    /// What `scope`'s reads share ([`ScopePolicy::new`] for a scope given none).
+    pub(crate) fn policy(&self, scope: &str) -> ScopePolicy {
+        self.find(scope).map(|s| s.policy).unwrap_or_default()
+    }
+
+    /// Whether a read on `scope` may retry: the scope has no retry tokens, or its purse holds a
+    /// whole token.
+    pub(crate) fn may_retry(&self, scope: &str) -> bool {
+        self.find(scope)
+            .and_then(|s| s.retry_purse)
+            .is_none_or(|purse| purse.has_token())
+    }
+
+    /// A read on `scope` retries: one token leaves the purse, where the scope has one.
+    pub(crate) fn spend_retry(&mut self, scope: &str) {
+        if let Some(purse) = self.entry(scope).retry_purse.as_mut() {
+            purse.left = purse.left.saturating_sub(RetryPurse::TOKEN);
+        }
     }
 
     /// A 2xx arrived on `scope`: its purse, if it has one, earns back its refill.
@@ -180,13 +218,6 @@ impl ScopeLedger {
             let earned = purse.tokens.refill_percent * (RetryPurse::TOKEN / 100);
             purse.left = purse.left.saturating_add(earned).min(most);
         }
-    }
-
-    fn purse(&mut self, scope: &str, tokens: RetryTokens) -> &mut RetryPurse {
-        self.entry(scope).retry_purse.get_or_insert(RetryPurse {
-            left: tokens.max.saturating_mul(RetryPurse::TOKEN),
-            tokens,
-        })
     }
 
     /// A block learned elsewhere (another tab, say): kept if it ends later than the one the
@@ -330,17 +361,16 @@ impl ScopeLedger {
         state.waiting + state.queued
     }
 
-    /// Whether a read starting on `scope` at `now` under `policy` would be delayed: the scope
-    /// is blocked, or the read's in-flight limit would queue it without a grant at once (it
+    /// Whether a read of `priority` starting on `scope` at `now` would be delayed: the scope
+    /// is blocked, or its in-flight limit would queue the read without a grant at once (it
     /// queues behind every read of its priority or a higher one, as
     /// [`poll_grant`](Self::poll_grant) serves them).
-    pub(crate) fn would_delay(&self, now: Duration, scope: &str, policy: &RetryPolicy) -> bool {
+    pub(crate) fn would_delay(&self, now: Duration, scope: &str, priority: Priority) -> bool {
         if self.poll_block(now, scope).is_some() {
             return true;
         }
-        policy.in_flight_limit().is_some_and(|limit| {
-            let ahead =
-                (self.queue.iter()).any(|h| h.scope == scope && h.priority <= policy.priority());
+        self.policy(scope).in_flight_limit().is_some_and(|limit| {
+            let ahead = (self.queue.iter()).any(|h| h.scope == scope && h.priority <= priority);
             ahead || self.state(scope).in_flight >= limit
         })
     }

@@ -717,7 +717,7 @@ impl Hear for ScopeLedger {
 }
 
 fn start_on_scope(ledger: &ScopeLedger, at: Duration, policy: RetryPolicy) -> ReadAction {
-    ReadAction::start_under(at, policy, ledger.poll_block(at, API), 0).unwrap()
+    ReadAction::start_under(at, policy, ledger.poll_block(at, API), None, 0).unwrap()
 }
 
 #[test]
@@ -955,7 +955,7 @@ fn only_a_429_with_a_usable_hint_blocks_the_scope() {
 
 /// The wait an action plans after a 429 with no hint, started with `seed`: (wait, jitter).
 fn fallback_wait(policy: &RetryPolicy, seed: u64) -> (Duration, Duration) {
-    let mut a = ReadAction::start_under(T0, policy.clone(), None, seed).unwrap();
+    let mut a = ReadAction::start_under(T0, policy.clone(), None, None, seed).unwrap();
     a.poll_action();
     a.handle_response(T0 + s(1), &Response::new(429), None);
     let Some(Step::Wait { until, .. }) = a.poll_action() else {
@@ -1012,7 +1012,7 @@ fn jitter_only_lengthens_a_fallback_wait_and_a_seed_repeats_it() {
     );
 
     // A server's delay is never jittered.
-    let mut a = ReadAction::start_under(T0, policy.clone(), None, 3).unwrap();
+    let mut a = ReadAction::start_under(T0, policy.clone(), None, None, 3).unwrap();
     a.poll_action();
     a.handle_response(T0 + s(1), &Response::new(429).retry_after("3"), None);
     assert_eq!(waits_until(&mut a, 4), WaitReason::ServerDelay(s(3)));
@@ -1054,7 +1054,7 @@ fn full_jitter_draws_a_fallback_wait_between_the_floor_and_its_ceiling() {
             && waits[waits.len() - 1] > s(1) + Duration::from_millis(950)
     );
     // A server's delay is never drawn from.
-    let mut a = ReadAction::start_under(T0, policy.clone(), None, 3).unwrap();
+    let mut a = ReadAction::start_under(T0, policy.clone(), None, None, 3).unwrap();
     a.poll_action();
     a.handle_response(T0 + s(1), &Response::new(429).retry_after("3"), None);
     assert_eq!(waits_until(&mut a, 4), WaitReason::ServerDelay(s(3)));
@@ -1092,7 +1092,7 @@ fn reads_held_back_together_are_released_apart() {
     };
     let mut releases = Vec::new();
     for seed in [11, 12, 13] {
-        let mut a = ReadAction::start_under(T0, policy.clone(), Some(block), seed).unwrap();
+        let mut a = ReadAction::start_under(T0, policy.clone(), Some(block), None, seed).unwrap();
         let Some(Step::Wait { until, reason }) = a.poll_action() else {
             panic!("a wait")
         };
@@ -1212,10 +1212,8 @@ fn a_429_whose_fields_name_the_same_reset_is_blocked_as_a_429() {
 
 /// A read with an in-flight limit of `limit`, started at `at`: its first step is to queue.
 fn queued(at: Duration, limit: u32, budget: u64) -> ReadAction {
-    let policy = RetryPolicy::new()
-        .with_budget(s(budget))
-        .with_in_flight_limit(limit);
-    let mut a = ReadAction::start(at, policy).unwrap();
+    let policy = RetryPolicy::new().with_budget(s(budget));
+    let mut a = ReadAction::start_under(at, policy, None, Some(limit), 0).unwrap();
     assert_eq!(
         a.poll_action(),
         Some(Step::Queue {
@@ -1382,8 +1380,11 @@ fn a_pages_places_follow_its_reads_phases() {
     assert_eq!(places(&page), (1, 0));
     page.handle_response(T0 + s(1), a, &Response::new(200), None, Ok(()));
     assert_eq!(places(&page), (0, 0));
-    // A read with a limit is granted at once where there is room; its start counts once.
-    let limited = RetryPolicy::new().with_in_flight_limit(1);
+    // Once the scope has a limit, a read is granted at once where there is room; its start
+    // counts once.
+    page.handle_scope_policy(API, ScopePolicy::new().with_in_flight_limit(1))
+        .unwrap();
+    let limited = RetryPolicy::new();
     let b = page
         .handle_start(T0 + s(1), API, limited.clone(), 0)
         .unwrap();
@@ -1460,13 +1461,16 @@ fn last_step(page: &mut Page, read: ReadId) -> Step {
 #[test]
 fn retries_spend_the_scopes_tokens_and_successes_earn_them_back() {
     let tokens = RetryTokens::new(2, 50);
-    let policy = RetryPolicy::new().with_retry_tokens(tokens);
+    let policy = RetryPolicy::new();
     let mut page = Page::new();
+    let purse = |page: &Page| page.scope_state(API).retry_purse.map(|p| p.left);
+    assert_eq!(purse(&page), None, "no purse before the scope has tokens");
+    page.handle_scope_policy(API, ScopePolicy::new().with_retry_tokens(tokens))
+        .unwrap();
+    assert_eq!(purse(&page), Some(2000), "full from the start");
     let reads: Vec<_> = (0..3)
         .map(|_| page.handle_start(T0, API, policy.clone(), 0).unwrap())
         .collect();
-    let purse = |page: &Page| page.scope_state(API).retry_purse.map(|p| p.left);
-    assert_eq!(purse(&page), None, "no purse before an answer");
     // A 429 with no hint to each: the first two retry, spending both tokens.
     for &read in &reads {
         page.handle_response(T0 + s(1), read, &Response::new(429), None, Ok(()));
@@ -1525,7 +1529,7 @@ fn retries_spend_the_scopes_tokens_and_successes_earn_them_back() {
 #[test]
 fn retry_tokens_are_refused_when_they_cannot_work() {
     let with = |max, refill| {
-        RetryPolicy::new()
+        ScopePolicy::new()
             .with_retry_tokens(RetryTokens::new(max, refill))
             .validate()
             .map_err(|e| e.to_string())
@@ -1541,15 +1545,25 @@ fn retry_tokens_are_refused_when_they_cannot_work() {
         );
     }
     assert!(with(10, 10).is_ok() && with(1, 100).is_ok());
-    assert_eq!(RetryPolicy::new().retry_tokens(), None);
+    assert_eq!(ScopePolicy::new().retry_tokens(), None);
+    // Refused when given to a page, by name, and the scope keeps no purse.
+    let mut page = Page::new();
+    let bad = ScopePolicy::new().with_retry_tokens(RetryTokens::new(0, 10));
+    assert_eq!(
+        page.handle_scope_policy(API, bad),
+        Err(ScopePolicyError::NoRetryTokens)
+    );
+    assert_eq!(page.scope_state(API).retry_purse, None);
 }
 
 // The scope's cap on delayed reads, and priority in its queue.
 
 #[test]
 fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
-    let policy = RetryPolicy::new().with_max_waiting(2);
+    let policy = RetryPolicy::new();
     let mut page = Page::new();
+    page.handle_scope_policy(API, ScopePolicy::new().with_max_waiting(2))
+        .unwrap();
     let first = page.handle_start(T0, API, policy.clone(), 0).unwrap();
     page.handle_response(
         T0 + s(1),
@@ -1604,7 +1618,11 @@ fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
     assert!(is_in_flight(&page, fourth));
     // Queued reads count as delayed too.
     let mut page = Page::new();
-    let one = policy.clone().with_in_flight_limit(1).with_max_waiting(1);
+    let one = ScopePolicy::new()
+        .with_in_flight_limit(1)
+        .with_max_waiting(1);
+    page.handle_scope_policy(API, one).unwrap();
+    let one = policy.clone();
     let running = page.handle_start(T0, API, one.clone(), 0).unwrap();
     let queued = page.handle_start(T0, API, one.clone(), 0).unwrap();
     let turned = page.handle_start(T0, API, one, 0).unwrap();
@@ -1618,7 +1636,7 @@ fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
         Some(HeldBy::Crowd { max: 1 })
     );
     assert_eq!(
-        RetryPolicy::new()
+        ScopePolicy::new()
             .with_max_waiting(0)
             .validate()
             .unwrap_err()
@@ -1629,9 +1647,11 @@ fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
 
 #[test]
 fn an_interactive_read_goes_before_queued_background_reads_and_each_priority_is_fifo() {
-    let limited = RetryPolicy::new().with_in_flight_limit(1);
+    let limited = RetryPolicy::new();
     let background = limited.clone().with_priority(Priority::Background);
     let mut page = Page::new();
+    page.handle_scope_policy(API, ScopePolicy::new().with_in_flight_limit(1))
+        .unwrap();
     let running = page.handle_start(T0, API, limited.clone(), 0).unwrap();
     let b1 = page.handle_start(T0, API, background.clone(), 0).unwrap();
     let b2 = page.handle_start(T0, API, background, 0).unwrap();
@@ -1690,4 +1710,46 @@ fn a_page_lists_the_blocks_still_running_for_a_tab_that_missed_them() {
     // A block that has ended is not news.
     assert_eq!(scopes(&page, T0 + s(3)), [(API.to_owned(), T0 + s(6))]);
     assert!(scopes(&page, T0 + s(6)).is_empty());
+}
+
+#[test]
+fn a_scope_has_one_policy_given_once() {
+    let mut page = Page::new();
+    let two = ScopePolicy::new().with_in_flight_limit(2);
+    assert_eq!(page.handle_scope_policy(API, two), Ok(()));
+    // The same again changes nothing; another is refused by name, and the first still holds.
+    assert_eq!(page.handle_scope_policy(API, two), Ok(()));
+    assert_eq!(
+        page.handle_scope_policy(API, ScopePolicy::new().with_in_flight_limit(3)),
+        Err(ScopePolicyError::AlreadySet {
+            scope: API.to_owned()
+        })
+    );
+    assert_eq!(page.scope_state(API).policy, two);
+    // Another scope is another policy; a scope given none has the empty one.
+    let other = "https://other.example.com";
+    assert_eq!(page.scope_state(other).policy, ScopePolicy::new());
+    assert_eq!(
+        page.handle_scope_policy(other, ScopePolicy::new().with_max_waiting(1)),
+        Ok(())
+    );
+    // Three reads on the scope of two places: the third queues under the scope's limit.
+    let reads: Vec<_> = (0..3)
+        .map(|_| page.handle_start(T0, API, RetryPolicy::new(), 0).unwrap())
+        .collect();
+    assert!(is_in_flight(&page, reads[0]) && is_in_flight(&page, reads[1]));
+    assert!(matches!(
+        page.read(reads[2]).unwrap().phase(),
+        Phase::Queued { limit: 2, .. }
+    ));
+}
+
+#[test]
+fn a_read_on_its_own_never_queues() {
+    // No page, no scope: nothing could ever grant it a place, so it starts at once.
+    let mut a = ReadAction::start(T0, RetryPolicy::new()).unwrap();
+    assert!(matches!(
+        a.poll_action(),
+        Some(Step::StartAttempt { number: 1, .. })
+    ));
 }

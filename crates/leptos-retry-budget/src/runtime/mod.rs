@@ -15,7 +15,8 @@
 //!   `Retry-After`, or RateLimit fields that say nothing is left, block the scope, and every
 //!   read on it, running or about to start, waits for the block's end or stops at once if
 //!   it cannot. Leaving a screen never clears the ledger. [`scope_state`] shows what it knows
-//!   of a scope.
+//!   of a scope; [`provide_scope_policy`] gives a scope what its reads share (an in-flight
+//!   limit, a cap on delayed reads, retry tokens), once, as the app starts.
 //! - Identical reads share one action: a screen that mounts while a read of the same URL,
 //!   scope, policy and data is loading or waiting joins it, and sees what the others see;
 //!   the action stops when the last of its screens leaves, and Try again from any of them
@@ -62,14 +63,14 @@ mod time;
 #[cfg(target_arch = "wasm32")]
 use browser::Driver;
 #[cfg(target_arch = "wasm32")]
-pub use page::scope_state;
+pub use page::{provide_scope_policy, scope_state};
 #[cfg(target_arch = "wasm32")]
 pub use time::now;
 
 #[cfg(not(target_arch = "wasm32"))]
 use server::Driver;
 #[cfg(not(target_arch = "wasm32"))]
-pub use server::{now, scope_state};
+pub use server::{now, provide_scope_policy, scope_state};
 
 /// The name of the `BroadcastChannel` a page's tabs share their scopes' blocks on.
 pub const CHANNEL: &str = "palette-list:scope-ledger:1";
@@ -96,7 +97,7 @@ pub enum ReadState<T> {
         reason: WaitReason,
     },
     /// Attempt `next` is queued for a place among its scope's requests in flight (the policy's
-    /// [`in_flight_limit`](retry_budget::RetryPolicy::in_flight_limit)).
+    /// [`in_flight_limit`](retry_budget::ScopePolicy::in_flight_limit)).
     Queued {
         /// The attempt that comes next.
         next: u32,
@@ -284,7 +285,7 @@ mod server {
     use leptos::prelude::Signal;
 
     use super::{ReadRequest, View};
-    use retry_budget::{RetryPolicy, ScopeState, TraceEvent};
+    use retry_budget::{RetryPolicy, ScopePolicy, ScopePolicyError, ScopeState, TraceEvent};
 
     /// The runtime's monotonic clock; off the browser there is none to read, and it stays at
     /// zero (as a read's `clock` does).
@@ -296,6 +297,12 @@ mod server {
     /// (the state of a scope no answer has reached).
     pub fn scope_state(_scope: &str) -> ScopeState {
         ScopeState::default()
+    }
+
+    /// Gives `scope` the policy its reads share; off the browser no read is driven, so the
+    /// policy is only checked (an invalid one is refused, by name, as in the browser).
+    pub fn provide_scope_policy(_scope: &str, policy: ScopePolicy) -> Result<(), ScopePolicyError> {
+        policy.validate()
     }
 
     /// Off the browser the read is never driven: it stays in its initial state.

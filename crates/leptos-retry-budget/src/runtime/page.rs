@@ -12,7 +12,8 @@ use gloo_timers::callback::Timeout;
 use super::tabs::{Message, Tabs};
 use super::time::{now, timer_ms};
 use retry_budget::{
-    Page, PageEvent, PolicyError, ReadAction, ReadId, RetryPolicy, ScopeState, Step,
+    Page, PageEvent, PolicyError, ReadAction, ReadId, RetryPolicy, ScopePolicy, ScopePolicyError,
+    ScopeState, Step,
 };
 
 /// What carries out one read's steps in the browser: its fetch, its screens.
@@ -88,6 +89,12 @@ pub(super) fn forget(read: ReadId) {
 /// `read`'s action, to look at.
 pub(super) fn with_read<R>(read: ReadId, look: impl FnOnce(&ReadAction) -> R) -> Option<R> {
     PAGE.with_borrow(|page| page.read(read).map(look))
+}
+
+/// Gives `scope` the policy its reads on this page share ([`ScopePolicy`]): once, before its
+/// first read. Refused, by name, if it is not valid or the scope already has another.
+pub fn provide_scope_policy(scope: &str, policy: ScopePolicy) -> Result<(), ScopePolicyError> {
+    PAGE.with_borrow_mut(|page| page.handle_scope_policy(scope, policy))
 }
 
 /// What the page's ledger knows of `scope` (for a screen that shows it, as the demo does).
