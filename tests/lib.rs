@@ -1,4 +1,4 @@
-//! The workspace's test suites live in this package's test targets (`readme.rs`, `web.rs`); the
+//! The workspace's test suites live in this package's test targets (`readme.rs`, `browser/`); the
 //! library holds only the workspace README's examples, compiled and run as doc tests.
 
 /// The README's examples, compiled and run as doc tests.
