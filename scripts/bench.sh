@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark (not a test: it prints figures; CI does not run it). In one run, on this machine:
-#   1. size: three apps built alike (trunk --release, wasm-opt -Oz, the workspace's size profile):
+#   1. size: three apps built alike (as trunk --release builds them: wasm-opt -Oz, the workspace's
+#      size profile; scripts/sizes.sh):
 #      (a) a Leptos counter, the baseline; (b) an app that mounts only <PaletteList/>; (c) the
 #      demo. Raw and gzip -9 bytes of wasm and JS, and (b) - (a): what embedding the screen costs.
 #   2. timer fidelity: the runtime's attempt-start lateness beside a bare setTimeout chain of the
@@ -18,7 +19,6 @@ cd "$root"
 
 install_wasm_target
 install_wasm_bindgen_cli
-install_trunk
 install_wasm_opt
 install_chromium
 install_playwright
@@ -56,8 +56,7 @@ printf '  (b) beside its ceiling in bench/embed/gzip-ceiling: %d of %d bytes gzi
   $((bwg + bjg)) "$(<bench/embed/gzip-ceiling)"
 
 say "2. and 3. timer fidelity and wakes (headless Chromium, a few minutes of real waits)"
-trunk build --release --offline=true bench/timers/index.html --dist "$out/timers" >"$out/timers.log" 2>&1 \
-  || { cat "$out/timers.log" >&2; exit 1; }
+build_app bench/timers/index.html "$out/timers"
 cargo build --locked --quiet -p scenario-api
 start_scenario_api --port 0 --stop-after 900 --static "$out/timers" --fixtures tests/fixtures/schedules.json
 node bench/run.mjs "$SCENARIO_API/"

@@ -68,7 +68,7 @@ install_trunk() {
 }
 
 # wasm-opt from npm's binaryen 132, kept under target/tools (Debian's binaryen 108 produces a
-# wasm that fails to load). Puts it on PATH for trunk.
+# wasm that fails to load). Puts it on PATH for scripts/sizes.sh and for trunk.
 install_wasm_opt() {
   local bin="$root/target/tools/node_modules/.bin"
   if ! "$bin/wasm-opt" --version 2>/dev/null | grep -q 'version 132'; then

@@ -1,21 +1,52 @@
 #!/usr/bin/env bash
 # How an app's download is measured, for scripts/bench.sh and the size gate in scripts/test.sh
-# alike: built by trunk in release (wasm-opt -Oz, the workspace's size profile), then counted
-# raw and gzip -9. Sourced after scripts/install.sh (trunk and wasm-opt on PATH).
+# alike, and how the demo is built for the end-to-end tests: the steps `trunk build --release`
+# takes for an app's trunk index.html, without trunk (cargo build --release for wasm32 under the
+# workspace's size profile, wasm-bindgen --target web, wasm-opt -Oz; the page's CSS copied),
+# then counted raw and gzip -9. `bash scripts/demo.sh` serves the same page with `trunk serve`.
+# Sourced after scripts/install.sh (wasm-bindgen and wasm-opt on PATH).
 
-# Builds the app of HTML (a trunk index.html) into DIST; its log is DIST.log, shown on failure.
+# Builds the app of HTML (a trunk index.html: one `data-trunk rel="rust"` link with its
+# manifest and `data-bin`, at most one `data-trunk rel="css"` link) into DIST, with an
+# index.html that loads it; its log is DIST.log, shown on failure.
 build_app() {
-  local html="$1" dist="$2"
-  trunk build --release --offline=true "$html" --dist "$dist" >"$dist.log" 2>&1 \
-    || { cat "$dist.log" >&2; return 1; }
+  local html="$1" dist="$2" dir rust manifest bin css
+  dir="$(dirname "$html")"
+  rust="$(grep -o '<link data-trunk rel="rust"[^>]*>' "$html")"
+  manifest="$dir/$(printf '%s' "$rust" | sed -n 's/.*href="\([^"]*\)".*/\1/p')"
+  bin="$(printf '%s' "$rust" | sed -n 's/.*data-bin="\([^"]*\)".*/\1/p')"
+  css="$(grep -o '<link data-trunk rel="css" href="[^"]*"' "$html" | sed 's/.*href="\([^"]*\)"/\1/' || true)"
+  [ -n "$bin" ] && [ -f "$manifest" ] || { echo "$html: no rust link with a manifest and data-bin" >&2; return 1; }
+  rm -rf "$dist"
+  mkdir -p "$dist"
+  {
+    cargo build --locked --release --target wasm32-unknown-unknown --manifest-path "$manifest" --bin "$bin" &&
+      wasm-bindgen --target web --no-typescript --out-dir "$dist" --out-name "$bin" \
+        "$root/target/wasm32-unknown-unknown/release/$bin.wasm" &&
+      wasm-opt -Oz --output "$dist/${bin}_bg.opt.wasm" "$dist/${bin}_bg.wasm" &&
+      mv "$dist/${bin}_bg.opt.wasm" "$dist/${bin}_bg.wasm"
+  } >"$dist.log" 2>&1 || { cat "$dist.log" >&2; return 1; }
+  local style="" loader
+  if [ -n "$css" ]; then
+    cp "$dir/$css" "$dist/$(basename "$css")"
+    style="<link rel=\"stylesheet\" href=\"/$(basename "$css")\">"
+  fi
+  loader="<script type=\"module\">import init from '/$bin.js'; await init({ module_or_path: '/${bin}_bg.wasm' });</script>"
+  # The page as trunk writes it: the rust link becomes the loader, the css link the stylesheet.
+  awk -v rust="$rust" -v loader="$loader" -v style="$style" '
+    index($0, "data-trunk rel=\"css\"") { sub(/<link data-trunk rel="css"[^>]*>/, style) }
+    index($0, rust) { i = index($0, rust); $0 = substr($0, 1, i - 1) loader substr($0, i + length(rust)) }
+    { print }
+  ' "$html" >"$dist/index.html"
 }
 
-# One built app's bytes: "raw-wasm gz-wasm raw-js gz-js".
+# One built app's bytes: "raw-wasm gz-wasm raw-js gz-js". Gzipped from standard input, so the
+# count is the content's alone (gzip given a file writes its name into the header).
 app_bytes() {
   local dir="$1" w j
   w="$(ls "$dir"/*.wasm)"
   j="$(ls "$dir"/*.js)"
-  printf '%s %s %s %s\n' "$(wc -c <"$w")" "$(gzip -9c "$w" | wc -c)" "$(wc -c <"$j")" "$(gzip -9c "$j" | wc -c)"
+  printf '%s %s %s %s\n' "$(wc -c <"$w")" "$(gzip -9 <"$w" | wc -c)" "$(wc -c <"$j")" "$(gzip -9 <"$j" | wc -c)"
 }
 
 # The size gate: builds the app of HTML into DIST and fails when its wasm + JS, gzipped, is more

@@ -126,7 +126,6 @@ TOML
 stage_size() {
   install_wasm_target
   install_wasm_bindgen_cli
-  install_trunk
   install_wasm_opt
   say "size gate: the embed app (b) within 1 % of bench/embed/gzip-ceiling"
   size_gate bench/embed/index.html bench/embed/gzip-ceiling "$root/target/size-gate"
@@ -193,12 +192,11 @@ stage_e2e() {
   install_wasm_target
   install_wasm_bindgen_cli
   install_chromium
-  install_trunk
   install_wasm_opt
   install_playwright
   install_axe
   say "end to end: the demo's release build, and the SSR example (server + hydrate), in Chromium"
-  trunk build --release --offline
+  build_app index.html "$root/dist"
   build_ssr_example "$root/target/ssr-site"
   cargo build --locked -p scenario-api
   start_scenario_api --port 0 --stop-after 600 --static dist --fixtures tests/fixtures/schedules.json \
