@@ -266,13 +266,14 @@ async fn with_its_retry_token_spent_a_read_stops_instead_of_retrying() {
     // 429, 429, palettes: one token pays for the first retry, and none is left for the second.
     let case = case("quick-429s-then-palettes");
     let base = post_run(&case.id).await;
-    // The run's own scope, so that its purse is no other test's.
+    // The read's own scope (mount_hook names it after the run's URL), so that its purse is no
+    // other test's.
+    let url = palettes_url(&base, "coast");
     share(
-        &base,
+        &url,
         ScopePolicy::new().with_retry_tokens(RetryTokens::new(1, 10)),
     );
-    let policy = case.client_policy().with_scope(base.clone());
-    let (read, _mounted) = mount_hook(palettes_url(&base, "coast"), policy, None);
+    let (read, _mounted) = mount_hook(url, case.client_policy(), None);
     let report = wait_for(Duration::from_secs(3), "the stop", || {
         report_of(&read.state.get_untracked())
     })

@@ -211,9 +211,10 @@ pub(crate) async fn limit_saw(base: &str) -> Vec<(Duration, String, u16)> {
         .collect()
 }
 
-/// Gives the scope of the API at `api_base` (as [`embed`] names it) what its reads share.
-pub(crate) fn share(api_base: &str, policy: ScopePolicy) {
-    provide_scope_policy(api_base, policy).unwrap_or_else(|e| panic!("{e}"));
+/// Gives `scope` what its reads share: a run's own scope ([`embed`] names it after the run's
+/// prefix, [`mount_hook`] after the URL), so that no other test's reads share it.
+pub(crate) fn share(scope: &str, policy: ScopePolicy) {
+    provide_scope_policy(scope, policy).unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// `<PaletteList>` for `collection` on the API at `api_base`, as an app embeds it, with the
