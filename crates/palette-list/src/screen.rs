@@ -14,7 +14,7 @@ use crate::words::{not_a_colour, palettes_heading};
 /// another collection stops the read as moved on and starts the new collection's.
 ///
 /// It is what the user sees, and no more: to show developers the trace and the timeline too,
-/// or to send headers, read with [`use_budgeted_read`] and put a [`TracePanel`] inside a
+/// or to send headers, read with [`use_budgeted_read`] and put a [`TracePanel`](leptos_retry_budget::TracePanel) inside a
 /// [`PaletteListView`].
 #[component]
 pub fn PaletteList(
@@ -45,7 +45,7 @@ pub fn PaletteListView(
     /// The collection's name, for the heading, or a signal of it.
     #[prop(into)]
     collection: Signal<String>,
-    /// Shown at the foot of the screen, e.g. a [`TracePanel`] of the same read (default:
+    /// Shown at the foot of the screen, e.g. a [`TracePanel`](leptos_retry_budget::TracePanel) of the same read (default:
     /// nothing, so an app that adds none compiles none).
     #[prop(optional)]
     children: Option<Children>,

@@ -24,8 +24,8 @@ pub enum Step {
         /// When its cap runs out (also what `poll_timeout` returns while it is in flight).
         deadline: Duration,
     },
-    /// Queue for a place among the scope's requests in flight (the policy's
-    /// [`in_flight_limit`](super::RetryPolicy::in_flight_limit)): the [`Page`](super::Page)
+    /// Queue for a place among the scope's requests in flight (the scope's
+    /// [`in_flight_limit`](super::ScopePolicy::in_flight_limit)): the [`Page`](super::Page)
     /// starts the attempt when its turn comes, and stops it at `latest`, the last start at
     /// which the attempt fits the budget with its full cap. Show it as queued.
     Queue {

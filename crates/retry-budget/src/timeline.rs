@@ -4,8 +4,8 @@
 //!
 //! [`Timeline::from_trace`] lays it out as plain data (times in seconds of elapsed time, so tests
 //! read positions directly); [`Timeline::to_svg`] draws it as one self-contained SVG. The same
-//! function draws the screen's [`Timeline`](crate::components::Timeline) component, the demo's
-//! Scenarios page and `replay --svg`, natively and in wasm.
+//! function draws the `Timeline` component of `leptos-retry-budget`, the demo's Scenarios page
+//! and `replay --svg`, natively and in wasm.
 
 use std::fmt::Write;
 use std::time::Duration;

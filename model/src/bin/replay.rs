@@ -29,7 +29,8 @@ struct Args {
     /// Prints one JSON array, an object per case, in place of the readable timelines.
     #[arg(long)]
     json: bool,
-    /// Also draws each replayed case's timeline into DIR/<id>.svg.
+    /// Also draws each replayed case's timeline into the folder DIR, one SVG a case, named after
+    /// the case's id.
     #[arg(long, value_name = "DIR")]
     svg: Option<PathBuf>,
 }
