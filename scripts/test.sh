@@ -61,7 +61,13 @@ stage_package() {
   # dependencies on this workspace's packed siblings (Cargo's multi-package publish).
   local p=()
   for c in "${libraries[@]}"; do p+=(-p "$c"); done
-  cargo publish --dry-run --locked --allow-dirty "${p[@]}"
+  # Cargo unpacks each packed sibling from a registry of its own, and keeps what it unpacked
+  # (under CARGO_HOME) and what it built by version, as if a registry's crates never changed: an
+  # earlier run's build of the same version would stand in for this one. So the unpacked copies
+  # go (under registries named by a hash, `-…`), and the check builds in a target of its own.
+  rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/{src,cache}/-*/{retry-budget,leptos-retry-budget,palette-list}-[0-9]*
+  rm -rf "$root/target/publish-check"
+  CARGO_TARGET_DIR="$root/target/publish-check" cargo publish --dry-run --locked --allow-dirty "${p[@]}"
   for c in "${libraries[@]}"; do
     local packaged
     packaged="$(cargo package --list --locked --allow-dirty -p "$c")"
