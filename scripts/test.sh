@@ -14,7 +14,7 @@
 #   wasm     the pure tests (the core, the model and its fixtures, the screen's units) once more
 #            as wasm32, in headless Chromium.
 #   browser  the browser suites (fetch and abort on the wire, timers, tabs, the DOM) in headless
-#            Chromium and then Firefox ESR, in real time against the scenario API on loopback.
+#            Chromium and Firefox ESR at once, in real time against the scenario API on loopback.
 #   e2e      the demo's release build and the SSR example (rendered by its server, hydrated,
 #            under a strict CSP) driven in Chromium, with axe-core on every page they reach.
 set -euo pipefail
@@ -181,17 +181,36 @@ stage_browser() {
   install_wasm_bindgen_cli
   install_chromium
   install_firefox
-  say "the browser suites in headless Chromium, against the scenario API"
+  say "the browser suites in headless Chromium and Firefox (ESR) at once, against the scenario API"
   cargo build --locked -p scenario-api
   start_scenario_api --port 0 --stop-after 2400 --fixtures tests/fixtures/schedules.json \
     --fixtures tests/fixtures/edge-cases.json --fixtures tests/fixtures/written-elsewhere.json \
     --fixtures tests/fixtures/bodies.json
-  # The URL is baked into the browser tests at compile time.
-  export WASM_BINDGEN_TEST_TIMEOUT=1200
-  wasm_test_in CHROMEDRIVER "$(command -v chromedriver)" -p palette-list-tests --tests
-  say "the same browser suites in headless Firefox (ESR), against the same scenario API"
-  wasm_test_in GECKODRIVER "$(command -v geckodriver)" -p palette-list-tests --tests
+  # Built once (the API's URL is baked in at compile time), then run in both browsers at once:
+  # the suites wait on real clocks far more than they compute, and every test reads runs and
+  # limits of its own on the API, so neither browser's tests meet the other's.
+  local suite
+  suite="$(cargo test --locked --target wasm32-unknown-unknown -p palette-list-tests --test browser \
+    --no-run --message-format=json | sed -n 's/.*"executable":"\([^"]*browser-[^"]*\.wasm\)".*/\1/p')"
+  [ -f "$suite" ] || { echo "the browser suites did not build" >&2; exit 1; }
+  local logs="$root/target/browser-suites" chrome firefox failed=0
+  mkdir -p "$logs"
+  env CHROMEDRIVER="$(command -v chromedriver)" WASM_BINDGEN_TEST_TIMEOUT=1200 \
+    WASM_BINDGEN_TEST_WEBDRIVER_JSON="$root/webdriver.json" \
+    wasm-bindgen-test-runner "$suite" >"$logs/chromium.log" 2>&1 &
+  chrome=$!
+  env GECKODRIVER="$(command -v geckodriver)" WASM_BINDGEN_TEST_TIMEOUT=1200 \
+    WASM_BINDGEN_TEST_WEBDRIVER_JSON="$root/webdriver.json" \
+    wasm-bindgen-test-runner "$suite" >"$logs/firefox.log" 2>&1 &
+  firefox=$!
+  wait "$chrome" || failed=1
+  say "the browser suites in headless Chromium:"
+  cat "$logs/chromium.log"
+  wait "$firefox" || failed=1
+  say "the browser suites in headless Firefox (ESR):"
+  cat "$logs/firefox.log"
   stop_scenario_api
+  [ "$failed" = 0 ] || { echo "the browser suites failed (above)" >&2; exit 1; }
 }
 
 stage_e2e() {
