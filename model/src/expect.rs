@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use retry_budget::Outcome;
+use retry_budget::OutcomeKind;
 use serde_json::{json, Map, Value};
 
 use crate::values::{kind, seconds_from_json, status};
@@ -89,7 +89,7 @@ fn check_value(ty: Kind, v: &Value) -> Result<(), (String, String)> {
     };
     match ty {
         Kind::Outcome => whole(match v.as_str() {
-            Some(name) if Outcome::from_name(name).is_some() => Ok(()),
+            Some(name) if OutcomeKind::from_name(name).is_some() => Ok(()),
             _ => Err(format!("{v} is not an outcome the contract names")),
         }),
         Kind::SecondsOrNull | Kind::StatusOrNull if v.is_null() => Ok(()),

@@ -397,7 +397,7 @@ pub fn timeline(r: &Replay) -> Vec<String> {
         lines.push(line);
     }
     lines.push("  user sees:".into());
-    lines.extend(r.report.message().into_iter().map(|l| format!("    {l}")));
+    lines.extend(r.report.message().lines().map(|l| format!("    {l}")));
     lines
 }
 
@@ -418,7 +418,7 @@ pub fn scope_timeline(r: &ScopeReplay) -> Vec<String> {
         .collect();
     for (n, a) in r.actions.iter().enumerate() {
         lines.push(format!("  user of [{}] sees:", n + 1));
-        lines.extend(a.report.message().into_iter().map(|l| format!("    {l}")));
+        lines.extend(a.report.message().lines().map(|l| format!("    {l}")));
     }
     lines
 }

@@ -76,9 +76,9 @@ impl<'a> ReplayJson<'a> {
             request_s: report.request_time,
             waited_s: report.waited_time,
             last_status: report.last_response.as_ref().map(|l| l.status),
-            requested_delay_s: report.requested_delay,
+            requested_delay_s: report.outcome.requested_delay(),
             header_notes: r.header_notes().into_iter().map(|n| n.kind()).collect(),
-            message: report.message(),
+            message: report.message().lines().map(|l| l.to_string()).collect(),
             trace: r.trace.iter().map(EventJson::new).collect(),
         }
     }

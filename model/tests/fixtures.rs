@@ -279,12 +279,10 @@ fn the_wait_exceeds_message_is_the_specs() {
         .find(|c| c.id == "wait-exceeds-budget")
         .unwrap();
     assert_eq!(
-        replay(case).unwrap().report.message(),
-        [
-            "Stopped: retry budget cannot fit another request.",
-            "Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.",
-            "The service requested a 30-second delay. No retry was sent.",
-        ]
+        replay(case).unwrap().report.message().to_string(),
+        "Stopped: retry budget cannot fit another request.\n\
+         Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.\n\
+         The service requested a 30-second delay. No retry was sent."
     );
 }
 

@@ -11,7 +11,7 @@ use common::{ms as MS, noon};
 use palette_list_model::{replay, Answer, Attempt, Body, Case, Request};
 use proptest::prelude::*;
 use retry_budget::{
-    parse_retry_after, Event, HttpDate, Outcome, RetryAfter, RetryPolicy, StatusSet,
+    parse_retry_after, Event, HttpDate, OutcomeKind, RetryAfter, RetryPolicy, StatusSet,
 };
 
 fn policy() -> impl Strategy<Value = RetryPolicy> {
@@ -178,7 +178,7 @@ proptest! {
         // Never more than max_attempts.
         prop_assert!(starts.len() <= p.max_attempts() as usize);
         prop_assert_eq!(report.attempts as usize, starts.len());
-        if report.outcome == Outcome::AttemptsExhausted {
+        if report.outcome.kind() == OutcomeKind::AttemptsExhausted {
             prop_assert_eq!(starts.len(), p.max_attempts() as usize);
         }
         // Request time and waited time are each counted once, and add up to the elapsed time.
@@ -190,7 +190,7 @@ proptest! {
         if let Some(leave) = case.user_leaves_at {
             prop_assert!(starts.iter().skip(1).all(|s| *s < leave));
             prop_assert!(report.at <= leave);
-            if report.outcome == Outcome::UserLeft {
+            if report.outcome.kind() == OutcomeKind::UserLeft {
                 prop_assert_eq!(report.at, leave);
             }
         }
@@ -241,7 +241,7 @@ proptest! {
                 }
                 Event::Stopped(report) => {
                     // A stop that a server delay decided names that delay, unshortened.
-                    if let (Some(requested), Some((_, delay))) = (report.requested_delay, asked) {
+                    if let (Some(requested), Some((_, delay))) = (report.outcome.requested_delay(), asked) {
                         prop_assert_eq!(requested, delay);
                     }
                 }
@@ -275,7 +275,7 @@ proptest! {
                 );
             } else {
                 prop_assert!(
-                    matches!(next, Some((at, Event::Stopped(s))) if at == wake && s.outcome == Outcome::BudgetExhausted),
+                    matches!(next, Some((at, Event::Stopped(s))) if at == wake && s.outcome.kind() == OutcomeKind::BudgetExhausted),
                     "{next:?}"
                 );
             }

@@ -14,9 +14,12 @@ async fn a_body_with_no_end_is_not_read_whole() {
     };
     let before = memory();
     let (base, report) = run_to_stop("endless-body-past-the-limit").await;
-    assert_eq!(report.outcome, Outcome::UnreadableResponse);
     assert_eq!(
-        report.message()[2],
+        report.outcome,
+        Outcome::UnreadableResponse(BodyProblem::TooLarge { limit: 1 << 20 })
+    );
+    assert_eq!(
+        report.message().detail().unwrap().to_string(),
         "Its body is larger than 1 MiB, so reading stopped there. No retry was sent."
     );
     // The tab held about the limit, not the body: wasm memory grew by a few MiB at most.

@@ -279,8 +279,11 @@ async fn with_its_retry_token_spent_a_read_stops_instead_of_retrying() {
     })
     .await;
     assert_eq!(
-        (report.outcome, report.attempts, report.held_by),
-        (Outcome::BudgetExhausted, 2, Some(HeldBy::RetryTokens))
+        (report.outcome, report.attempts),
+        (
+            Outcome::BudgetExhausted(Overrun::Scope(HeldBy::RetryTokens)),
+            2
+        )
     );
     sleep(Duration::from_millis(700)).await;
     assert_eq!(server_saw(&base).await, ["answered", "answered"]);

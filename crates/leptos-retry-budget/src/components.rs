@@ -1,6 +1,7 @@
 //! Leptos components for any budgeted read: the status switch, the countdown, the stop message,
 //! the announcer, the trace panel and the timeline. Each part tests read has a `data-testid`.
-//! Every sentence comes from the core's one room of words ([`retry_budget::words`]).
+//! Every sentence is the `Display` of a core value ([`Progress`], [`retry_budget::StopMessage`])
+//! but the trace panel's heading, [`TRACE`].
 
 use std::time::Duration;
 
@@ -8,7 +9,7 @@ use leptos::either::EitherOf4;
 use leptos::prelude::*;
 
 use retry_budget::timeline::Timeline as Drawing;
-use retry_budget::{seconds_text, words, Event, Precision, StopReport, WaitReason};
+use retry_budget::{seconds_text, Event, Precision, Progress, StopReport, WaitReason};
 
 use crate::runtime::{BudgetedRead, ReadData, ReadState};
 
@@ -34,14 +35,23 @@ where
             ReadState::Loading { attempt, of } => EitherOf4::A(line(
                 "status",
                 "attempt",
-                words::attempt_status(*attempt, *of),
+                Progress::InFlight {
+                    attempt: *attempt,
+                    of: *of,
+                }
+                .to_string(),
             )),
-            ReadState::Refused(error) => {
-                EitherOf4::A(line("stop", "refused", words::refused(error)))
-            }
-            ReadState::Queued { next, of, limit } => {
-                EitherOf4::A(line("status", "queued", words::queued(*next, *of, *limit)))
-            }
+            ReadState::Refused(error) => EitherOf4::A(line("stop", "refused", error.to_string())),
+            ReadState::Queued { next, of, limit } => EitherOf4::A(line(
+                "status",
+                "queued",
+                Progress::Queued {
+                    next: *next,
+                    of: *of,
+                    limit: *limit,
+                }
+                .to_string(),
+            )),
             ReadState::Waiting {
                 next,
                 of,
@@ -59,6 +69,9 @@ where
         })
     }
 }
+
+/// The heading of the trace panel (the timeline and the list of events).
+pub const TRACE: &str = "Timeline and trace";
 
 /// A line of status text with its class and test hook.
 fn line(class: &'static str, testid: &'static str, text: String) -> impl IntoView {
@@ -118,15 +131,23 @@ fn visually_hidden(element: &web_sys::HtmlElement) {
 /// What the live region says in a read's state: the attempt, the wait and why, the queue, the
 /// outcome, or why the read could not start; never a clock.
 fn announcement<T>(state: &ReadState<T>) -> String {
-    match state {
-        ReadState::Loading { attempt, of } => words::attempt_status(*attempt, *of),
+    let progress = match *state {
+        ReadState::Loading { attempt, of } => Progress::InFlight { attempt, of },
         ReadState::Waiting {
-            next, of, reason, ..
-        } => words::waiting(*next, *of, reason),
-        ReadState::Queued { next, of, limit } => words::queued(*next, *of, *limit),
-        ReadState::Loaded { report, .. } | ReadState::Stopped(report) => words::stopped(report),
-        ReadState::Refused(e) => words::refused(e),
-    }
+            next,
+            of,
+            ref reason,
+            ..
+        } => Progress::Waiting { next, of, reason },
+        ReadState::Queued { next, of, limit } => Progress::Queued { next, of, limit },
+        // The outcome and the last response; the detail stays on the screen.
+        ReadState::Loaded { ref report, .. } | ReadState::Stopped(ref report) => {
+            let message = report.message();
+            return format!("{} {}", message.headline(), message.last_response());
+        }
+        ReadState::Refused(ref e) => return e.to_string(),
+    };
+    progress.to_string()
 }
 
 /// A live countdown to the next attempt, and why the wait is this long.
@@ -143,11 +164,14 @@ pub fn Countdown(
     /// The runtime's clock, refreshed while waiting.
     clock: ReadSignal<Duration>,
 ) -> impl IntoView {
-    let left = move || words::countdown(next, of, until.saturating_sub(clock.get()));
+    let left = move || {
+        let left = until.saturating_sub(clock.get());
+        Progress::Countdown { next, of, left }.to_string()
+    };
     view! {
         <div class="countdown">
             <p class="status" data-testid="countdown">{left}</p>
-            {line("why", "wait-reason", words::wait_reason(&reason))}
+            {line("why", "wait-reason", Progress::Reason(&reason).to_string())}
         </div>
     }
 }
@@ -159,13 +183,13 @@ pub fn StopMessage(
     /// The stop report to explain.
     report: StopReport,
 ) -> impl IntoView {
-    let lines = report.message();
-    let text = |i: usize| lines.get(i).cloned().unwrap_or_default();
+    let message = report.message();
+    let detail = message.detail().map(|d| d.to_string()).unwrap_or_default();
     view! {
         <div class="stop" data-testid="stop" data-outcome=report.outcome.name()>
-            {line("outcome", "stop-outcome", text(0))}
-            {line("last", "stop-last-response", text(1))}
-            {line("detail", "stop-detail", text(2))}
+            {line("outcome", "stop-outcome", message.headline().to_string())}
+            {line("last", "stop-last-response", message.last_response().to_string())}
+            {line("detail", "stop-detail", detail)}
         </div>
     }
 }
@@ -188,7 +212,7 @@ where
 {
     view! {
         <details class="trace" open=open>
-            <summary>{words::TRACE}</summary>
+            <summary>{TRACE}</summary>
             <Timeline read id />
             <ol data-testid="trace">
                 {move || {

@@ -2,10 +2,10 @@
 
 use leptos::prelude::*;
 use leptos_retry_budget::{use_budgeted_read, Announcer, BudgetedRead, ReadState, ReadStatus};
-use retry_budget::{words, ReadRequest, RetryPolicy, StopReport};
+use retry_budget::{ReadRequest, RetryPolicy, StopReport};
 
 use crate::palettes::{palettes_url, CssColor, Palette, PaletteCollection};
-use crate::words::{not_a_colour, palettes_heading};
+use crate::words::{not_a_colour, palettes_heading, CANCEL, TRY_AGAIN};
 
 /// The Palette List screen: reads `{api_base}/palettes?collection={collection}` under a finite
 /// retry budget and shows the palettes, or which attempt is running, or the countdown to the
@@ -55,7 +55,7 @@ pub fn PaletteListView(
         view! {
             <PaletteGrid palettes=data.palettes />
             <p class="meta" data-testid="loaded-summary">
-                {report.message().into_iter().nth(1).unwrap_or_default()}
+                {report.message().last_response().to_string()}
             </p>
         }
     };
@@ -70,7 +70,7 @@ pub fn PaletteListView(
                             if running() { read.cancel() } else { read.try_again() }
                         }
                     >
-                        {move || if running() { words::CANCEL } else { words::TRY_AGAIN }}
+                        {move || if running() { CANCEL } else { TRY_AGAIN }}
                     </button>
                 </div>
             </header>

@@ -1,7 +1,13 @@
-//! The screen's own words; every other sentence it shows is the core's
-//! ([`retry_budget::words`]).
+//! The screen's own words; every other sentence it shows is the `Display` of a core value
+//! ([`retry_budget::StopMessage`], [`retry_budget::Progress`]).
 
 use retry_budget::quoted;
+
+/// The button that stops a running read (as leaving the screen does).
+pub const CANCEL: &str = "Cancel";
+
+/// The button that starts a new read, with a fresh budget, after a stop.
+pub const TRY_AGAIN: &str = "Try again";
 
 /// The Palette List screen's heading: "Palettes: coast".
 pub fn palettes_heading(collection: &str) -> String {

@@ -7,7 +7,7 @@ use super::clock::ClockSource;
 use super::policy::{is_success, PolicyError, RetryPolicy};
 use super::random::SplitMix64;
 use super::report::{
-    BodyProblem, HeldBy, LastResponse, Outcome, StopReport, StoppedWhile, TransportFailure,
+    BodyProblem, Cancelled, HeldBy, LastResponse, Outcome, Overrun, StopReport, TransportFailure,
 };
 use super::response::{Reading, Response};
 use super::retry_after::{HeaderNote, RetryAfter};
@@ -99,15 +99,16 @@ enum Class {
 ///
 /// ```
 /// use std::time::Duration;
-/// use retry_budget::{ReadAction, Response, RetryPolicy, Step, Outcome};
+/// use retry_budget::{Outcome, Overrun, ReadAction, Response, RetryPolicy, Step};
 ///
 /// let s = Duration::from_secs;
 /// let mut action = ReadAction::start(s(0), RetryPolicy::new()).unwrap();
 /// assert!(matches!(action.poll_action(), Some(Step::StartAttempt { number: 1, .. })));
 /// action.handle_response(s(2), &Response::new(429).retry_after("30"), None);
 /// let Some(Step::Stop(report)) = action.poll_action() else { panic!() };
-/// assert_eq!(report.outcome, Outcome::BudgetExhausted);
-/// assert_eq!(report.message()[2], "The service requested a 30-second delay. No retry was sent.");
+/// assert_eq!(report.outcome, Outcome::BudgetExhausted(Overrun::ServerDelay(s(30))));
+/// let detail = report.message().detail().unwrap().to_string();
+/// assert_eq!(detail, "The service requested a 30-second delay. No retry was sent.");
 /// ```
 #[derive(Clone, Debug)]
 pub struct ReadAction {
@@ -173,9 +174,10 @@ impl ReadAction {
         max: u32,
     ) -> Result<Self, PolicyError> {
         let mut action = Self::started(now, policy, None, 0)?;
-        action.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Idle, |r| {
-            r.held_by = Some(HeldBy::Crowd { max });
-        });
+        action.stop(
+            now,
+            Outcome::BudgetExhausted(Overrun::Scope(HeldBy::Crowd { max })),
+        );
         Ok(action)
     }
 
@@ -283,20 +285,18 @@ impl ReadAction {
             note,
         });
         match (class, body) {
-            (Class::Success, None) => self.stop(now, Outcome::Succeeded, StoppedWhile::Idle),
-            (Class::Success, Some(problem)) => {
-                self.stop_with(now, Outcome::UnreadableResponse, StoppedWhile::Idle, |r| {
-                    r.body = Some(problem)
-                })
-            }
-            (Class::NotRetried, _) => {
-                self.stop(now, Outcome::NonRetryableResponse, StoppedWhile::Idle)
-            }
-            (Class::Retry(_), _) if !may_retry => {
-                self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Idle, |r| {
-                    r.held_by = Some(HeldBy::RetryTokens);
-                })
-            }
+            (Class::Success, None) => self.stop(now, Outcome::Succeeded),
+            (Class::Success, Some(problem)) => self.stop(now, Outcome::UnreadableResponse(problem)),
+            (Class::NotRetried, _) => self.stop(
+                now,
+                Outcome::NonRetryableResponse {
+                    status: response.status,
+                },
+            ),
+            (Class::Retry(_), _) if !may_retry => self.stop(
+                now,
+                Outcome::BudgetExhausted(Overrun::Scope(HeldBy::RetryTokens)),
+            ),
             (Class::Retry(hint), _) => self.plan_wait(now, hint, wall_clock),
         }
     }
@@ -314,9 +314,7 @@ impl ReadAction {
                 failure: Failure::Transport(failure),
             },
         );
-        self.stop_with(now, Outcome::TransportFailure, StoppedWhile::Idle, |r| {
-            r.failure = Some(failure)
-        });
+        self.stop(now, Outcome::TransportFailure(failure));
     }
 
     /// The timer from [`poll_timeout`](Self::poll_timeout) fired at `now`. At an attempt's cap the
@@ -335,21 +333,21 @@ impl ReadAction {
                 limit,
             } if now >= latest => {
                 self.waited_time += now - since;
-                self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Waiting, |r| {
-                    r.held_by = Some(HeldBy::Queue { limit });
-                });
+                self.stop(
+                    now,
+                    Outcome::BudgetExhausted(Overrun::Scope(HeldBy::Queue { limit })),
+                );
             }
             Phase::Waiting { since, until, .. } if now >= until => {
                 self.waited_time += now - since;
                 self.record(now, Event::TimerWoke { late: now - until });
                 // Contract step 4: recheck against the time now, never reuse the earlier gate.
                 if self.attempts >= self.policy.max_attempts() {
-                    self.stop(now, Outcome::AttemptsExhausted, StoppedWhile::Idle);
+                    self.stop(now, Outcome::AttemptsExhausted);
                 } else if !self.fits(now) {
                     self.stop(
                         now,
-                        Outcome::BudgetExhausted,
-                        StoppedWhile::WokeLate(now - until),
+                        Outcome::BudgetExhausted(Overrun::WokeLate(now - until)),
                     );
                 } else {
                     self.start_or_wait_for_scope(now);
@@ -402,11 +400,21 @@ impl ReadAction {
         match self.phase {
             Phase::InFlight { started, .. } => {
                 self.request_time += now.saturating_sub(started);
-                self.stop(now, Outcome::UserLeft, StoppedWhile::InFlight);
+                self.stop(
+                    now,
+                    Outcome::UserLeft {
+                        cancelled: Cancelled::InFlight,
+                    },
+                );
             }
             Phase::Waiting { since, .. } | Phase::Queued { since, .. } => {
                 self.waited_time += now.saturating_sub(since);
-                self.stop(now, Outcome::UserLeft, StoppedWhile::Waiting);
+                self.stop(
+                    now,
+                    Outcome::UserLeft {
+                        cancelled: Cancelled::Pending,
+                    },
+                );
             }
             Phase::Stopped => {}
         }
@@ -520,11 +528,7 @@ impl ReadAction {
         let reason = match hint {
             Ok(hint) => match WaitReason::from_hint(hint, wall_clock) {
                 Ok(reason) => reason,
-                Err(date) => {
-                    return self.stop_with(now, Outcome::ClockUntrusted, StoppedWhile::Idle, |r| {
-                        r.unreadable_date = Some(date)
-                    })
-                }
+                Err(date) => return self.stop(now, Outcome::ClockUntrusted { date }),
             },
             Err(note) => WaitReason::Fallback {
                 wait: self
@@ -546,13 +550,15 @@ impl ReadAction {
 
         // The gate: ownership holds while we are here; attempts, then budget.
         if self.attempts >= self.policy.max_attempts() {
-            return self.stop(now, Outcome::AttemptsExhausted, StoppedWhile::Idle);
+            return self.stop(now, Outcome::AttemptsExhausted);
         }
         let Some(until) = now.checked_add(wait).filter(|t| self.fits(*t)) else {
             // A valid server delay is never shortened to fit: the action stops instead.
-            return self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Idle, |r| {
-                r.requested_delay = reason.requested();
-            });
+            let overrun = match reason.requested() {
+                Some(delay) => Overrun::ServerDelay(delay),
+                None => Overrun::LocalWait,
+            };
+            return self.stop(now, Outcome::BudgetExhausted(overrun));
         };
         let jitter = self.jitter(spread, until);
         let until = until + jitter;
@@ -616,12 +622,11 @@ impl ReadAction {
     fn wait_for_scope(&mut self, now: Duration, block: ScopeBlock) {
         let wait = block.until - now;
         if !self.fits(block.until) {
-            return self.stop_with(now, Outcome::BudgetExhausted, StoppedWhile::Idle, |r| {
-                r.held_by = Some(HeldBy::Block {
-                    wait,
-                    cause: block.cause,
-                });
-            });
+            let held_by = HeldBy::Block {
+                wait,
+                cause: block.cause,
+            };
+            return self.stop(now, Outcome::BudgetExhausted(Overrun::Scope(held_by)));
         }
         let reason = WaitReason::ScopeBlocked {
             wait,
@@ -710,38 +715,21 @@ impl ReadAction {
                 failure: Failure::TimedOut,
             },
         );
-        self.stop(now, Outcome::AttemptTimedOut, StoppedWhile::Idle);
+        let cap = self.policy.attempt_cap();
+        self.stop(now, Outcome::AttemptTimedOut { cap });
     }
 
-    fn stop(&mut self, now: Duration, outcome: Outcome, stopped_while: StoppedWhile) {
-        self.stop_with(now, outcome, stopped_while, |_| {});
-    }
-
-    /// Stops at `now`; `detail` fills in what only the caller knows.
-    fn stop_with(
-        &mut self,
-        now: Duration,
-        outcome: Outcome,
-        stopped_while: StoppedWhile,
-        detail: impl FnOnce(&mut StopReport),
-    ) {
-        let mut report = StopReport {
+    /// Stops at `now` with `outcome`.
+    fn stop(&mut self, now: Duration, outcome: Outcome) {
+        let report = StopReport {
             outcome,
             at: self.elapsed(now),
             attempts: self.attempts,
             max_attempts: self.policy.max_attempts(),
             last_response: self.last_response.clone(),
-            requested_delay: None,
-            held_by: None,
             request_time: self.request_time,
             waited_time: self.waited_time,
-            stopped_while,
-            failure: None,
-            unreadable_date: None,
-            body: None,
-            attempt_cap: self.policy.attempt_cap(),
         };
-        detail(&mut report);
         self.phase = Phase::Stopped;
         self.record(now, Event::Stopped(report.clone()));
         self.pending = Some(Step::Stop(report.clone()));

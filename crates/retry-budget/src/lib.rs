@@ -27,9 +27,9 @@
 //! | | `rate_limit` | [`RateLimitFields`]: what is left of a scope's quota, and when it resets (`RateLimit` parsed by `sfv`) |
 //! | 3, what an answer says | `response` | [`Response`], read once for the ledger and the action |
 //! | | `wait` | [`WaitReason`]: why a wait is as long as it is; a valid hint made a delay |
-//! | | `report` | [`StopReport`]: how an action ended, apart from its last response |
+//! | | `report` | [`StopReport`]: how a read ended ([`Outcome`], each with its own facts), apart from its last response |
 //! | 4, records and ledger | `trace` | [`Event`]: what the trace records, and how each event reads |
-//! | | `words` | every sentence the user reads (the stop message: [`StopReport::message`]) |
+//! | | `words` | every sentence the user reads, private; read through [`StopMessage`] and [`Progress`] |
 //! | | `scope` | the scope ledger: what every request to one API has been told, and its queue |
 //! | 5, one read | `action` | [`ReadAction`]: one read's state machine |
 //! | 6, one page | `page` | [`Page`]: a page's reads and their ledger, and the rules of their meeting |
@@ -57,7 +57,7 @@ mod seconds;
 mod shown;
 mod trace;
 mod wait;
-pub mod words;
+mod words;
 
 pub mod body;
 pub mod request;
@@ -86,7 +86,8 @@ pub use policy::{
 pub use random::SplitMix64;
 pub use rate_limit::{IgnoredField, Quota, QuotaForm, RateLimitFields};
 pub use report::{
-    BodyProblem, HeldBy, LastResponse, Outcome, StopReport, StoppedWhile, TransportFailure,
+    BodyProblem, Cancelled, HeldBy, LastResponse, Outcome, OutcomeKind, Overrun, StopReport,
+    TransportFailure,
 };
 pub use response::Response;
 pub use retry_after::{parse_retry_after, HeaderNote, InvalidRetryAfter, RetryAfter};
@@ -101,3 +102,4 @@ pub use body::BodyReader;
 pub use request::{Credentials, ReadRequest, RequestError};
 pub use trace::{DropReason, Event, Failure, TraceEvent};
 pub use wait::WaitReason;
+pub use words::{MessageLine, Progress, StopMessage};

@@ -7,66 +7,155 @@ use super::block::BlockCause;
 use super::http_date::HttpDate;
 use super::retry_after::HeaderNote;
 
-/// The one terminal outcome of a read action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// How a read ended, with exactly the facts of that ending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// A 2xx arrived.
+    /// A 2xx arrived, and its body was usable.
     Succeeded,
-    /// The next attempt (its wait plus its full cap) would not fit the budget.
-    BudgetExhausted,
+    /// The next attempt (its wait plus its full cap) would not fit the budget; what would
+    /// have overrun it.
+    BudgetExhausted(Overrun),
     /// Every allowed attempt has been started.
     AttemptsExhausted,
     /// The user left the screen or cancelled.
-    UserLeft,
-    /// `Retry-After` was a date and no trusted clock could date the receipt.
-    ClockUntrusted,
+    UserLeft {
+        /// What the leaving cancelled.
+        cancelled: Cancelled,
+    },
+    /// `Retry-After` was this date and no trusted clock could date the receipt.
+    ClockUntrusted {
+        /// The date the service named.
+        date: HttpDate,
+    },
     /// A status that is neither 2xx nor retryable.
-    NonRetryableResponse,
-    /// The request failed on the network (no HTTP response could be read).
-    TransportFailure,
+    NonRetryableResponse {
+        /// The status.
+        status: u16,
+    },
+    /// The request failed before any HTTP response could be read; what failed.
+    TransportFailure(TransportFailure),
     /// The attempt ran to its cap and was aborted.
-    AttemptTimedOut,
-    /// A 2xx arrived, but its body could not be used: empty, not JSON, JSON of another shape,
-    /// cut short, or larger than the policy's limit. Not retried.
-    UnreadableResponse,
+    AttemptTimedOut {
+        /// The per-attempt cap.
+        cap: Duration,
+    },
+    /// A 2xx arrived, but its body could not be used (empty, not JSON, JSON of another shape,
+    /// cut short, or larger than the policy's limit). Not retried.
+    UnreadableResponse(BodyProblem),
 }
 
 impl Outcome {
-    /// Every outcome, in the SPEC's order, then the ones this project adds.
-    pub const ALL: [Outcome; 9] = [
-        Outcome::Succeeded,
-        Outcome::BudgetExhausted,
-        Outcome::AttemptsExhausted,
-        Outcome::UserLeft,
-        Outcome::ClockUntrusted,
-        Outcome::NonRetryableResponse,
-        Outcome::TransportFailure,
-        Outcome::AttemptTimedOut,
-        Outcome::UnreadableResponse,
+    /// Its kind, which names it in the SPEC and the fixtures.
+    pub const fn kind(&self) -> OutcomeKind {
+        match self {
+            Outcome::Succeeded => OutcomeKind::Succeeded,
+            Outcome::BudgetExhausted(_) => OutcomeKind::BudgetExhausted,
+            Outcome::AttemptsExhausted => OutcomeKind::AttemptsExhausted,
+            Outcome::UserLeft { .. } => OutcomeKind::UserLeft,
+            Outcome::ClockUntrusted { .. } => OutcomeKind::ClockUntrusted,
+            Outcome::NonRetryableResponse { .. } => OutcomeKind::NonRetryableResponse,
+            Outcome::TransportFailure(_) => OutcomeKind::TransportFailure,
+            Outcome::AttemptTimedOut { .. } => OutcomeKind::AttemptTimedOut,
+            Outcome::UnreadableResponse(_) => OutcomeKind::UnreadableResponse,
+        }
+    }
+
+    /// The SPEC's (and the fixtures') name, e.g. `budget_exhausted`.
+    pub const fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    /// The server's delay that would have overrun the budget (before the local floor), where
+    /// one decided the stop.
+    pub const fn requested_delay(&self) -> Option<Duration> {
+        match self {
+            Outcome::BudgetExhausted(Overrun::ServerDelay(delay)) => Some(*delay),
+            _ => None,
+        }
+    }
+}
+
+/// What would have overrun the budget, for a `budget_exhausted` stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Overrun {
+    /// The server's delay (before the local floor): a valid one is never shortened to fit.
+    ServerDelay(Duration),
+    /// The client's own wait before the next attempt (a fallback, or the floor).
+    LocalWait,
+    /// The wait's timer woke this late, too late for another attempt to fit.
+    WokeLate(Duration),
+    /// Something on the read's scope held the next attempt back.
+    Scope(HeldBy),
+}
+
+/// What leaving cancelled, for a `user_left` stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cancelled {
+    /// The attempt in flight (it was aborted; the service may have processed it).
+    InFlight,
+    /// The wait for the next attempt, or its place in the scope's queue (nothing was sent).
+    Pending,
+}
+
+/// An outcome's kind: its name in the SPEC and the fixtures, without its facts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OutcomeKind {
+    /// [`Outcome::Succeeded`].
+    Succeeded,
+    /// [`Outcome::BudgetExhausted`].
+    BudgetExhausted,
+    /// [`Outcome::AttemptsExhausted`].
+    AttemptsExhausted,
+    /// [`Outcome::UserLeft`].
+    UserLeft,
+    /// [`Outcome::ClockUntrusted`].
+    ClockUntrusted,
+    /// [`Outcome::NonRetryableResponse`].
+    NonRetryableResponse,
+    /// [`Outcome::TransportFailure`].
+    TransportFailure,
+    /// [`Outcome::AttemptTimedOut`].
+    AttemptTimedOut,
+    /// [`Outcome::UnreadableResponse`].
+    UnreadableResponse,
+}
+
+impl OutcomeKind {
+    /// Every kind, in the SPEC's order, then the ones this project adds.
+    pub const ALL: [OutcomeKind; 9] = [
+        OutcomeKind::Succeeded,
+        OutcomeKind::BudgetExhausted,
+        OutcomeKind::AttemptsExhausted,
+        OutcomeKind::UserLeft,
+        OutcomeKind::ClockUntrusted,
+        OutcomeKind::NonRetryableResponse,
+        OutcomeKind::TransportFailure,
+        OutcomeKind::AttemptTimedOut,
+        OutcomeKind::UnreadableResponse,
     ];
 
     /// The SPEC's (and the fixtures') name, e.g. `budget_exhausted`.
     pub const fn name(self) -> &'static str {
         match self {
-            Outcome::Succeeded => "succeeded",
-            Outcome::BudgetExhausted => "budget_exhausted",
-            Outcome::AttemptsExhausted => "attempts_exhausted",
-            Outcome::UserLeft => "user_left",
-            Outcome::ClockUntrusted => "clock_untrusted",
-            Outcome::NonRetryableResponse => "non_retryable_response",
-            Outcome::TransportFailure => "transport_failure",
-            Outcome::AttemptTimedOut => "attempt_timed_out",
-            Outcome::UnreadableResponse => "unreadable_response",
+            OutcomeKind::Succeeded => "succeeded",
+            OutcomeKind::BudgetExhausted => "budget_exhausted",
+            OutcomeKind::AttemptsExhausted => "attempts_exhausted",
+            OutcomeKind::UserLeft => "user_left",
+            OutcomeKind::ClockUntrusted => "clock_untrusted",
+            OutcomeKind::NonRetryableResponse => "non_retryable_response",
+            OutcomeKind::TransportFailure => "transport_failure",
+            OutcomeKind::AttemptTimedOut => "attempt_timed_out",
+            OutcomeKind::UnreadableResponse => "unreadable_response",
         }
     }
 
-    /// The outcome with this SPEC name.
-    pub fn from_name(name: &str) -> Option<Outcome> {
-        Outcome::ALL.into_iter().find(|o| o.name() == name)
+    /// The kind with this SPEC name.
+    pub fn from_name(name: &str) -> Option<OutcomeKind> {
+        OutcomeKind::ALL.into_iter().find(|o| o.name() == name)
     }
 }
 
-impl fmt::Display for Outcome {
+impl fmt::Display for OutcomeKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -137,20 +226,6 @@ pub struct LastResponse {
     pub note: Option<HeaderNote>,
 }
 
-/// Where the action was when it stopped, for the words of the message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StoppedWhile {
-    /// Nothing was under way: it stopped on an answer or a failure that had just arrived, or
-    /// at the gate before an attempt.
-    Idle,
-    /// An attempt was in flight (it was aborted).
-    InFlight,
-    /// Waiting for the next attempt (the timer was cleared).
-    Waiting,
-    /// At the wake of a wait timer that woke this late.
-    WokeLate(Duration),
-}
-
 /// What on the read's scope held its next attempt back past its budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HeldBy {
@@ -181,10 +256,11 @@ pub enum HeldBy {
     },
 }
 
-/// Everything the user and the tests need about a stopped action.
+/// How a read ended, and what it cost: the facts of its ending, then what every ending has.
+/// Its [`message`](StopReport::message) is what the user reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StopReport {
-    /// The terminal outcome.
+    /// How it ended, with that ending's facts.
     pub outcome: Outcome,
     /// Elapsed time of the terminal decision.
     pub at: Duration,
@@ -194,25 +270,10 @@ pub struct StopReport {
     pub max_attempts: u32,
     /// The last HTTP response, kept apart from the outcome.
     pub last_response: Option<LastResponse>,
-    /// The server's requested delay (before the local floor), where it decided the stop.
-    pub requested_delay: Option<Duration>,
-    /// For a `budget_exhausted` stop that the read's scope caused: what held the next attempt
-    /// back until it could not fit.
-    pub held_by: Option<HeldBy>,
     /// Time spent in requests (each attempt from its start to its end, once).
     pub request_time: Duration,
     /// Time actually waited between attempts.
     pub waited_time: Duration,
-    /// Where the action was when it stopped.
-    pub stopped_while: StoppedWhile,
-    /// For `transport_failure`: what failed.
-    pub failure: Option<TransportFailure>,
-    /// The `Retry-After` date that could not be read, for `clock_untrusted`.
-    pub unreadable_date: Option<HttpDate>,
-    /// What was wrong with a 2xx's body, for `unreadable_response`.
-    pub body: Option<BodyProblem>,
-    /// The per-attempt cap, for `attempt_timed_out`.
-    pub attempt_cap: Duration,
 }
 
 #[cfg(test)]
@@ -223,9 +284,9 @@ mod tests {
 
     #[test]
     fn outcome_names_round_trip() {
-        for o in Outcome::ALL {
-            assert_eq!(Outcome::from_name(o.name()), Some(o));
+        for o in OutcomeKind::ALL {
+            assert_eq!(OutcomeKind::from_name(o.name()), Some(o));
         }
-        assert_eq!(Outcome::from_name("gave_up"), None);
+        assert_eq!(OutcomeKind::from_name("gave_up"), None);
     }
 }

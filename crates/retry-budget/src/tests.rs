@@ -9,6 +9,19 @@ use super::scope::{Place, ScopeLedger};
 use super::*;
 use crate::test_clock::{noon, s};
 
+/// The stop message, line by line.
+fn message(r: &StopReport) -> Vec<String> {
+    r.message().lines().map(|l| l.to_string()).collect()
+}
+
+/// What on the scope held a `budget_exhausted` read back, if anything did.
+fn held_by(r: &StopReport) -> Option<HeldBy> {
+    match r.outcome {
+        Outcome::BudgetExhausted(Overrun::Scope(held_by)) => Some(held_by),
+        _ => None,
+    }
+}
+
 /// An HTTP date as the core keeps it.
 fn date(secs_after_noon: u64) -> HttpDate {
     HttpDate::from_system_time(noon() + s(secs_after_noon)).unwrap()
@@ -85,7 +98,7 @@ fn schedule_a_by_hand() {
     starts(&mut a, 3, 11);
     a.handle_response(T0 + s(14), &Response::new(200), None);
     let r = stopped(&mut a);
-    assert_eq!(r.outcome, Outcome::Succeeded);
+    assert_eq!(r.outcome.kind(), OutcomeKind::Succeeded);
     assert_eq!((r.at, r.request_time, r.waited_time), (s(14), s(7), s(7)));
     assert_eq!(r.attempts, 3);
     assert_eq!(terminal_events(&a), 1);
@@ -105,11 +118,11 @@ fn wait_exceeds_budget_stops_at_receipt_with_the_specs_words() {
     let mut a = start();
     a.handle_response(T0 + s(2), &Response::new(429).retry_after("30"), None);
     let r = stopped(&mut a);
-    assert_eq!(r.outcome, Outcome::BudgetExhausted);
+    assert_eq!(r.outcome.kind(), OutcomeKind::BudgetExhausted);
     assert_eq!(r.at, s(2));
-    assert_eq!(r.requested_delay, Some(s(30)));
+    assert_eq!(r.outcome.requested_delay(), Some(s(30)));
     assert_eq!(
-        r.message(),
+        message(&r),
         [
             "Stopped: retry budget cannot fit another request.",
             "Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.",
@@ -124,10 +137,10 @@ fn a_huge_delay_never_overflows_the_clock() {
     let huge = "340282366920938463463374607431768211456";
     a.handle_response(T0 + s(2), &Response::new(429).retry_after(huge), None);
     let r = stopped(&mut a);
-    assert_eq!(r.outcome, Outcome::BudgetExhausted);
-    assert_eq!(r.requested_delay, Some(s(u64::MAX)));
+    assert_eq!(r.outcome.kind(), OutcomeKind::BudgetExhausted);
+    assert_eq!(r.outcome.requested_delay(), Some(s(u64::MAX)));
     assert_eq!(
-        r.message()[2],
+        message(&r)[2],
         "The service requested a delay of at least 18446744073709551615 seconds. No retry was sent."
     );
 }
@@ -142,10 +155,13 @@ fn a_wait_that_fits_can_still_stop_on_the_reserved_cap() {
     starts(&mut a, 2, 10);
     a.handle_response(T0 + s(14), &Response::new(429).retry_after("4"), None);
     let r = stopped(&mut a);
-    assert_eq!((r.outcome, r.at), (Outcome::BudgetExhausted, s(14)));
+    assert_eq!(
+        (r.outcome.kind(), r.at),
+        (OutcomeKind::BudgetExhausted, s(14))
+    );
     assert_eq!((r.request_time, r.waited_time), (s(8), s(6)));
     assert_eq!(
-        r.message()[2],
+        message(&r)[2],
         "The service requested a 4-second delay. No further retry was sent."
     );
 }
@@ -225,17 +241,20 @@ fn attempts_run_out_before_the_budget_does() {
     a.handle_response(T0 + s(8), &Response::new(429).retry_after("0"), None);
     let r = stopped(&mut a);
     assert_eq!(
-        (r.outcome, r.at, r.attempts),
-        (Outcome::AttemptsExhausted, s(8), 3)
+        (r.outcome.kind(), r.at, r.attempts),
+        (OutcomeKind::AttemptsExhausted, s(8), 3)
     );
-    assert_eq!(r.requested_delay, None);
+    assert_eq!(r.outcome.requested_delay(), None);
 }
 
 #[test]
 fn with_both_gates_closed_attempts_are_named() {
     let mut a = start_with(RetryPolicy::new().with_max_attempts(1));
     a.handle_response(T0 + s(2), &Response::new(429).retry_after("100"), None);
-    assert_eq!(stopped(&mut a).outcome, Outcome::AttemptsExhausted);
+    assert_eq!(
+        stopped(&mut a).outcome.kind(),
+        OutcomeKind::AttemptsExhausted
+    );
 }
 
 #[test]
@@ -278,10 +297,13 @@ fn no_clock_evidence_stops_as_clock_untrusted() {
     let mut a = start();
     a.handle_response(T0 + s(2), &hint, None);
     let r = stopped(&mut a);
-    assert_eq!((r.outcome, r.at), (Outcome::ClockUntrusted, s(2)));
-    assert_eq!(r.unreadable_date, Some(date(6)));
     assert_eq!(
-        r.message()[2],
+        (r.outcome.kind(), r.at),
+        (OutcomeKind::ClockUntrusted, s(2))
+    );
+    assert_eq!(r.outcome, Outcome::ClockUntrusted { date: date(6) });
+    assert_eq!(
+        message(&r)[2],
         "The service asked to retry after Mon, 01 Jan 2024 12:00:06 GMT. No retry was sent."
     );
     // A local clock the policy does not trust, and an unreadable Date header.
@@ -291,7 +313,7 @@ fn no_clock_evidence_stops_as_clock_untrusted() {
         &hint.clone().date("yesterday"),
         Some(noon() + s(2)),
     );
-    assert_eq!(stopped(&mut a).outcome, Outcome::ClockUntrusted);
+    assert_eq!(stopped(&mut a).outcome.kind(), OutcomeKind::ClockUntrusted);
     // The same, but the response's Date is readable: that is evidence enough.
     let mut a = start_with(RetryPolicy::new().with_trust_local_clock(false));
     let dated = hint.date("Mon, 01 Jan 2024 12:00:02 GMT");
@@ -333,12 +355,12 @@ fn a_late_wake_rechecks_the_gate_against_now() {
     a.handle_timeout(T0 + s(17));
     let r = stopped(&mut a);
     assert_eq!(
-        (r.outcome, r.at, r.waited_time),
-        (Outcome::BudgetExhausted, s(17), s(15))
+        (r.outcome.kind(), r.at, r.waited_time),
+        (OutcomeKind::BudgetExhausted, s(17), s(15))
     );
-    assert_eq!(r.stopped_while, StoppedWhile::WokeLate(s(5)));
-    assert_eq!(r.requested_delay, None);
-    assert!(r.message()[2].starts_with("The wait ended 5 seconds late"));
+    assert_eq!(r.outcome, Outcome::BudgetExhausted(Overrun::WokeLate(s(5))));
+    assert_eq!(r.outcome.requested_delay(), None);
+    assert!(message(&r)[2].starts_with("The wait ended 5 seconds late"));
     assert!(a
         .trace()
         .iter()
@@ -362,10 +384,15 @@ fn leaving_while_waiting_cancels_the_retry() {
     a.handle_leave(T0 + s(5));
     let r = stopped(&mut a);
     assert_eq!(
-        (r.outcome, r.at, r.request_time, r.waited_time),
-        (Outcome::UserLeft, s(5), s(2), s(3))
+        (r.outcome.kind(), r.at, r.request_time, r.waited_time),
+        (OutcomeKind::UserLeft, s(5), s(2), s(3))
     );
-    assert_eq!(r.stopped_while, StoppedWhile::Waiting);
+    assert_eq!(
+        r.outcome,
+        Outcome::UserLeft {
+            cancelled: Cancelled::Pending
+        }
+    );
     // The timer the driver failed to clear changes nothing; no attempt ever starts.
     a.handle_timeout(T0 + s(10));
     assert_eq!(a.poll_action(), None);
@@ -377,9 +404,17 @@ fn leaving_in_flight_drops_the_late_answer() {
     let mut a = start();
     a.handle_leave(T0 + s(1));
     let r = stopped(&mut a);
-    assert_eq!((r.outcome, r.request_time), (Outcome::UserLeft, s(1)));
-    assert_eq!(r.stopped_while, StoppedWhile::InFlight);
-    assert!(r.message()[2].contains("may still have processed it"));
+    assert_eq!(
+        (r.outcome.kind(), r.request_time),
+        (OutcomeKind::UserLeft, s(1))
+    );
+    assert_eq!(
+        r.outcome,
+        Outcome::UserLeft {
+            cancelled: Cancelled::InFlight
+        }
+    );
+    assert!(message(&r)[2].contains("may still have processed it"));
     a.handle_response(T0 + s(2), &Response::new(200), None);
     a.handle_transport_failure(T0 + s(2), TransportFailure::Network);
     assert_eq!(a.poll_action(), None);
@@ -411,8 +446,13 @@ fn moving_on_to_another_request_says_so_then_stops_as_leaving_does() {
     a.handle_move_on(T0 + s(4));
     let r = stopped(&mut a);
     assert_eq!(
-        (r.outcome, r.stopped_while, r.waited_time),
-        (Outcome::UserLeft, StoppedWhile::Waiting, s(2))
+        (r.outcome, r.waited_time),
+        (
+            Outcome::UserLeft {
+                cancelled: Cancelled::Pending
+            },
+            s(2)
+        )
     );
     let tail: Vec<_> = a
         .trace()
@@ -438,7 +478,11 @@ fn other_statuses_stop_under_their_own_outcome() {
         let mut a = start();
         a.handle_response(T0 + s(1), &Response::new(status).retry_after("1"), None);
         let r = stopped(&mut a);
-        assert_eq!(r.outcome, Outcome::NonRetryableResponse, "{status}");
+        assert_eq!(
+            r.outcome.kind(),
+            OutcomeKind::NonRetryableResponse,
+            "{status}"
+        );
         assert_eq!(r.last_response.as_ref().map(|l| l.status), Some(status));
         assert_eq!(r.last_response.and_then(|l| l.note), None);
     }
@@ -453,11 +497,11 @@ fn a_transport_failure_is_not_retried() {
     a.handle_transport_failure(T0 + s(1), TransportFailure::Network);
     let r = stopped(&mut a);
     assert_eq!(
-        (r.outcome, r.request_time, &r.last_response),
-        (Outcome::TransportFailure, s(1), &None)
+        (r.outcome.kind(), r.request_time, &r.last_response),
+        (OutcomeKind::TransportFailure, s(1), &None)
     );
     assert_eq!(
-        r.message()[2],
+        message(&r)[2],
         format!("{} No retry was sent.", TransportFailure::Network)
     );
 }
@@ -471,11 +515,11 @@ fn the_cap_times_an_attempt_out() {
     a.handle_timeout(T0 + s(4));
     let r = stopped(&mut a);
     assert_eq!(
-        (r.outcome, r.at, r.request_time),
-        (Outcome::AttemptTimedOut, s(4), s(4))
+        (r.outcome.kind(), r.at, r.request_time),
+        (OutcomeKind::AttemptTimedOut, s(4), s(4))
     );
     assert_eq!(
-        r.message()[0],
+        message(&r)[0],
         "Stopped: the service did not answer within 4 seconds."
     );
 }
@@ -485,7 +529,7 @@ fn a_response_after_the_cap_is_not_used() {
     let mut a = start();
     a.handle_response(T0 + s(5), &Response::new(200), None);
     let r = stopped(&mut a);
-    assert_eq!(r.outcome, Outcome::AttemptTimedOut);
+    assert_eq!(r.outcome.kind(), OutcomeKind::AttemptTimedOut);
     assert!(a.trace().iter().any(|e| e.event
         == Event::ResponseDropped {
             status: Some(200),
@@ -497,7 +541,7 @@ fn a_response_after_the_cap_is_not_used() {
 fn an_answer_exactly_at_the_cap_counts() {
     let mut a = start();
     a.handle_response(T0 + s(4), &Response::new(200), None);
-    assert_eq!(stopped(&mut a).outcome, Outcome::Succeeded);
+    assert_eq!(stopped(&mut a).outcome.kind(), OutcomeKind::Succeeded);
 }
 
 #[test]
@@ -515,7 +559,7 @@ fn every_outcome_is_reachable() {
     let drive = |f: &dyn Fn(&mut ReadAction)| {
         let mut a = start();
         f(&mut a);
-        stopped(&mut a).outcome
+        stopped(&mut a).outcome.kind()
     };
     let date = "Mon, 01 Jan 2024 12:00:06 GMT";
     seen.insert(drive(&|a| {
@@ -546,7 +590,7 @@ fn every_outcome_is_reachable() {
         let too_large = BodyProblem::TooLarge { limit: 1 << 20 };
         a.handle_unreadable_response(T0 + s(1), &Response::new(200), None, too_large)
     }));
-    assert_eq!(seen, Outcome::ALL.into_iter().collect());
+    assert_eq!(seen, OutcomeKind::ALL.into_iter().collect());
 }
 
 #[test]
@@ -582,11 +626,11 @@ fn a_2xx_whose_body_is_unusable_is_traced_and_stops_unread_never_retried() {
     a.handle_unreadable_response(T0 + s(2), &Response::new(200), Some(noon()), problem);
     let r = stopped(&mut a);
     assert_eq!(
-        (r.outcome, r.at, r.attempts),
-        (Outcome::UnreadableResponse, s(2), 1)
+        (r.outcome.kind(), r.at, r.attempts),
+        (OutcomeKind::UnreadableResponse, s(2), 1)
     );
     assert_eq!(r.last_response.as_ref().map(|l| l.status), Some(200));
-    assert_eq!(r.body, Some(problem));
+    assert_eq!(r.outcome, Outcome::UnreadableResponse(problem));
     assert!(matches!(
         a.trace()[2].event,
         Event::ResponseReceived {
@@ -596,7 +640,7 @@ fn a_2xx_whose_body_is_unusable_is_traced_and_stops_unread_never_retried() {
         }
     ));
     assert_eq!(
-        r.message(),
+        message(&r),
         [
             "Stopped: the service answered, but not with data this screen can use.",
             "Last response: 200. Attempts: 1 of 3. Elapsed: 2 seconds.",
@@ -622,9 +666,9 @@ fn an_unusable_body_matters_only_for_a_2xx() {
     starts(&mut a, 2, 5);
     a.handle_unreadable_response(T0 + s(6), &Response::new(204), None, problem);
     let r = stopped(&mut a);
-    assert_eq!(r.outcome, Outcome::UnreadableResponse);
+    assert_eq!(r.outcome.kind(), OutcomeKind::UnreadableResponse);
     assert_eq!(
-        r.message()[2],
+        message(&r)[2],
         "Its answer had no body. No further retry was sent."
     );
     // And an answer for a stopped action is dropped, whatever its body.
@@ -666,8 +710,11 @@ fn an_rfc_850_year_is_read_against_the_receipts_date() {
         .date("Tue, 01 Jan 2030 00:00:00 GMT");
     a.handle_response(T0 + s(2), &hint, None);
     let r = stopped(&mut a);
-    assert_eq!(r.outcome, Outcome::BudgetExhausted);
-    assert_eq!(r.requested_delay, Some(s(3_439_756_805 - 1_893_456_000)));
+    assert_eq!(r.outcome.kind(), OutcomeKind::BudgetExhausted);
+    assert_eq!(
+        r.outcome.requested_delay(),
+        Some(s(3_439_756_805 - 1_893_456_000))
+    );
     // '81 would be 2081, more than 50 years ahead, so it is 1981: past, so the floor.
 
     let mut a = start();
@@ -756,7 +803,12 @@ fn a_429_holds_back_every_action_on_the_scope_until_its_end() {
         }
     );
     assert_eq!(
-        words::countdown(b.attempts() + 1, 3, s(9)),
+        Progress::Countdown {
+            next: b.attempts() + 1,
+            of: 3,
+            left: s(9)
+        }
+        .to_string(),
         "Attempt 1 of 3 in 9 s"
     );
 
@@ -783,9 +835,9 @@ fn a_block_past_the_budget_stops_a_new_action_before_any_request() {
     // A 10 s budget started at 1 s: attempt 1 at 10 s would end at 14 s, past 10 s.
     let mut b = start_on_scope(&ledger, T0 + s(1), RetryPolicy::new().with_budget(s(10)));
     let r = stopped(&mut b);
-    assert_eq!(r.outcome, Outcome::BudgetExhausted);
+    assert_eq!(r.outcome.kind(), OutcomeKind::BudgetExhausted);
     assert_eq!(
-        (r.attempts, r.at, r.held_by),
+        (r.attempts, r.at, held_by(&r)),
         (
             0,
             s(0),
@@ -795,9 +847,9 @@ fn a_block_past_the_budget_stops_a_new_action_before_any_request() {
             })
         )
     );
-    assert_eq!(r.requested_delay, None);
+    assert_eq!(r.outcome.requested_delay(), None);
     assert_eq!(
-        r.message(),
+        message(&r),
         [
             "Stopped: retry budget cannot fit another request.",
             "Last response: none. Attempts: 0 of 3. Elapsed: 0 seconds.",
@@ -858,9 +910,9 @@ fn a_block_learned_while_waiting_lengthens_the_wait_or_stops_it() {
         },
     );
     let r = stopped(&mut c);
-    assert_eq!(r.outcome, Outcome::BudgetExhausted);
+    assert_eq!(r.outcome.kind(), OutcomeKind::BudgetExhausted);
     assert_eq!(
-        (r.at, r.waited_time, r.held_by),
+        (r.at, r.waited_time, held_by(&r)),
         (
             s(2),
             s(1),
@@ -871,7 +923,7 @@ fn a_block_learned_while_waiting_lengthens_the_wait_or_stops_it() {
         )
     );
     assert_eq!(
-        r.message()[2].rsplit(". ").next(),
+        message(&r)[2].rsplit(". ").next(),
         Some("No retry was sent.")
     );
 }
@@ -1079,7 +1131,7 @@ fn full_jitter_fits_where_the_floor_fits_and_is_trimmed_to_the_budget() {
     let mut a = ReadAction::start(T0, policy.with_full_jitter(false)).unwrap();
     a.poll_action();
     a.handle_response(T0 + s(1), &Response::new(429), None);
-    assert_eq!(stopped(&mut a).outcome, Outcome::BudgetExhausted);
+    assert_eq!(stopped(&mut a).outcome.kind(), OutcomeKind::BudgetExhausted);
 }
 
 #[test]
@@ -1121,7 +1173,7 @@ fn a_spent_quota_holds_the_scope_until_its_reset_before_any_429() {
     let mut a = start();
     let spent = Response::new(200).rate_limit("RateLimit", "\"window\";r=0;t=3");
     answer(&mut ledger, &mut [&mut a], 0, T0 + s(1), &spent);
-    assert_eq!(stopped(&mut a).outcome, Outcome::Succeeded);
+    assert_eq!(stopped(&mut a).outcome.kind(), OutcomeKind::Succeeded);
     assert_eq!(ledger.state(API).remaining, Some(0));
     assert_eq!(ledger.state(API).refusals, 0);
     let received = a.trace()[2].event.to_string();
@@ -1142,7 +1194,7 @@ fn a_spent_quota_holds_the_scope_until_its_reset_before_any_429() {
         }
     );
     assert_eq!(
-        words::wait_reason(&why),
+        Progress::Reason(&why).to_string(),
         "This API's quota is used up; the service said it resets in 3 s."
     );
     b.handle_timeout(T0 + s(4));
@@ -1152,14 +1204,14 @@ fn a_spent_quota_holds_the_scope_until_its_reset_before_any_429() {
     let mut c = start_on_scope(&ledger, T0 + s(2), RetryPolicy::new().with_budget(s(5)));
     let r = stopped(&mut c);
     assert_eq!(
-        r.held_by,
+        held_by(&r),
         Some(HeldBy::Block {
             wait: s(2),
             cause: BlockCause::QuotaSpent
         })
     );
     assert_eq!(
-        r.message()[2],
+        message(&r)[2],
         "This API's quota is used up, and it resets in 2 seconds, past this read's budget. \
          No request was sent."
     );
@@ -1286,7 +1338,7 @@ fn a_queued_attempt_starts_when_granted_and_its_time_in_the_queue_is_waited() {
     starts(&mut a, 1, 3);
     a.handle_response(T0 + s(4), &Response::new(200), None);
     let r = stopped(&mut a);
-    assert_eq!(r.outcome, Outcome::Succeeded);
+    assert_eq!(r.outcome.kind(), OutcomeKind::Succeeded);
     assert_eq!((r.waited_time, r.request_time), (s(3), s(1)));
     assert!(a.trace().iter().any(|e| e.event
         == Event::Queued {
@@ -1321,11 +1373,11 @@ fn a_turn_that_never_comes_stops_the_read_at_its_last_start_with_no_request() {
     let mut a = queued(T0, 2, 10);
     a.handle_timeout(T0 + s(6));
     let r = stopped(&mut a);
-    assert_eq!(r.outcome, Outcome::BudgetExhausted);
+    assert_eq!(r.outcome.kind(), OutcomeKind::BudgetExhausted);
     assert_eq!((r.attempts, r.waited_time), (0, s(6)));
-    assert_eq!(r.held_by, Some(HeldBy::Queue { limit: 2 }));
+    assert_eq!(held_by(&r), Some(HeldBy::Queue { limit: 2 }));
     assert_eq!(
-        r.message(),
+        message(&r),
         [
             "Stopped: retry budget cannot fit another request.",
             "Last response: none. Attempts: 0 of 3. Elapsed: 6 seconds.",
@@ -1336,7 +1388,7 @@ fn a_turn_that_never_comes_stops_the_read_at_its_last_start_with_no_request() {
     // A driver that grants late is told the same.
     let mut b = queued(T0, 1, 10);
     b.handle_grant(T0 + s(7));
-    assert_eq!(stopped(&mut b).held_by, Some(HeldBy::Queue { limit: 1 }));
+    assert_eq!(held_by(&stopped(&mut b)), Some(HeldBy::Queue { limit: 1 }));
 }
 
 #[test]
@@ -1345,8 +1397,8 @@ fn leaving_or_a_block_takes_a_read_out_of_the_queue() {
     a.handle_leave(T0 + s(2));
     let r = stopped(&mut a);
     assert_eq!(
-        (r.outcome, r.attempts, r.waited_time),
-        (Outcome::UserLeft, 0, s(2))
+        (r.outcome.kind(), r.attempts, r.waited_time),
+        (OutcomeKind::UserLeft, 0, s(2))
     );
 
     let mut b = queued(T0, 1, 20);
@@ -1403,8 +1455,8 @@ fn a_pages_places_follow_its_reads_phases() {
     // A stopped read is forgotten on request; a running one is not.
     assert!(page.remove(c).is_none());
     assert_eq!(
-        page.remove(b).map(|b| b.report().unwrap().outcome),
-        Some(Outcome::UserLeft)
+        page.remove(b).map(|b| b.report().unwrap().outcome.kind()),
+        Some(OutcomeKind::UserLeft)
     );
     assert!(page.read(b).is_none());
 }
@@ -1487,11 +1539,11 @@ fn retries_spend_the_scopes_tokens_and_successes_earn_them_back() {
     );
     let r = page.read(reads[2]).unwrap().report().unwrap().clone();
     assert_eq!(
-        (r.outcome, r.held_by),
-        (Outcome::BudgetExhausted, Some(HeldBy::RetryTokens))
+        (r.outcome.kind(), held_by(&r)),
+        (OutcomeKind::BudgetExhausted, Some(HeldBy::RetryTokens))
     );
     assert_eq!(
-        r.message()[2],
+        message(&r)[2],
         "Too many recent requests to this API needed a retry; retries resume as requests \
          succeed. No retry was sent."
     );
@@ -1597,11 +1649,15 @@ fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
     ));
     let r = page.read(third).unwrap().report().unwrap().clone();
     assert_eq!(
-        (r.outcome, r.held_by, r.attempts),
-        (Outcome::BudgetExhausted, Some(HeldBy::Crowd { max: 2 }), 0)
+        (r.outcome.kind(), held_by(&r), r.attempts),
+        (
+            OutcomeKind::BudgetExhausted,
+            Some(HeldBy::Crowd { max: 2 }),
+            0
+        )
     );
     assert_eq!(
-        r.message(),
+        message(&r),
         [
             "Stopped: too many reads are waiting on this API.",
             "Last response: none. Attempts: 0 of 3. Elapsed: 0 seconds.",
@@ -1632,7 +1688,7 @@ fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
         Phase::Queued { .. }
     ));
     assert_eq!(
-        page.read(turned).unwrap().report().unwrap().held_by,
+        held_by(page.read(turned).unwrap().report().unwrap()),
         Some(HeldBy::Crowd { max: 1 })
     );
     assert_eq!(

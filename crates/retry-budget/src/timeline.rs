@@ -11,7 +11,7 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use crate::{
-    seconds_text, words, Event, Failure, Outcome, Precision, StopReport, TraceEvent, WaitReason,
+    seconds_text, words, Event, Failure, OutcomeKind, Precision, StopReport, TraceEvent, WaitReason,
 };
 
 /// The picture's width in SVG units; it scales to its container.
@@ -131,8 +131,8 @@ pub struct WaitSpan {
 pub struct StopMark {
     /// When.
     pub at: Duration,
-    /// The outcome.
-    pub outcome: Outcome,
+    /// The outcome's kind.
+    pub outcome: OutcomeKind,
     /// The server's requested delay, where it decided the stop (drawn running past the deadline).
     pub requested: Option<Duration>,
 }
@@ -228,7 +228,7 @@ impl Timeline {
     }
 
     fn stopped(&mut self, at: Duration, report: &StopReport) {
-        if report.outcome == Outcome::UserLeft {
+        if report.outcome.kind() == OutcomeKind::UserLeft {
             self.end_attempt(at, BarAnswer::Left);
         }
         if let Some(w) = self.waits.last_mut().filter(|w| w.ended.is_none()) {
@@ -236,8 +236,8 @@ impl Timeline {
         }
         self.stop = Some(StopMark {
             at,
-            outcome: report.outcome,
-            requested: report.requested_delay,
+            outcome: report.outcome.kind(),
+            requested: report.outcome.requested_delay(),
         });
     }
 
@@ -546,7 +546,7 @@ mod tests {
         );
         assert_eq!(
             t.stop.as_ref().map(|m| (m.at, m.outcome)),
-            Some((s(14), Outcome::Succeeded))
+            Some((s(14), OutcomeKind::Succeeded))
         );
         assert_eq!(t.end, s(20), "the axis runs to the budget");
     }

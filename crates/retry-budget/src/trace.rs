@@ -221,7 +221,9 @@ impl fmt::Display for Event {
             Event::Stopped(r) => write!(
                 f,
                 "stopped: {} after {} of {} attempts",
-                r.outcome, r.attempts, r.max_attempts
+                r.outcome.name(),
+                r.attempts,
+                r.max_attempts
             ),
         }
     }

@@ -123,10 +123,10 @@ pub enum ReadState<T> {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Misconfigured {
     /// The policy is not valid ([`RetryPolicy::validate`]).
-    #[error(transparent)]
+    #[error("This read is misconfigured: {0}")]
     Policy(#[from] PolicyError),
     /// The request cannot be sent as described ([`ReadRequest::validate`]).
-    #[error(transparent)]
+    #[error("This read is misconfigured: {0}")]
     Request(#[from] RequestError),
 }
 
