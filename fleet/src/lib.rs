@@ -4,7 +4,7 @@
 //! request meets one limiter: `governor`'s GCRA on its fake clock, answering as a real API
 //! does (429 with `Retry-After`, RateLimit fields) after a fixed latency. The same arrivals are
 //! replayed under each policy: two baselines written here, and this crate's core, each client
-//! a [`Page`](retry_budget::Page) of its own, so the figures are the library's own
+//! a [`Client`](retry_budget::Client) of its own, so the figures are the library's own
 //! behaviour, not a model of it. Time is virtual: the run jumps from one event to the next.
 
 pub mod api;

@@ -36,7 +36,7 @@ impl Baseline {
 pub enum FleetPolicy {
     /// A baseline retrier.
     Baseline(Baseline),
-    /// This crate: each client is a [`Page`](retry_budget::Page) running the core, its reads
+    /// This crate: each client is a [`Client`](retry_budget::Client) running the core, its reads
     /// under `read`, the API's scope under `scope`.
     Budget {
         /// Each read's budget.

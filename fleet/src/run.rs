@@ -5,7 +5,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Duration;
 
-use retry_budget::{Outcome, Page, PageEvent, ReadId, Response, RetryPolicy, ScopePolicy, Step};
+use retry_budget::{
+    Client, ClientEvent, Outcome, ReadId, Response, RetryPolicy, ScopePolicy, Step,
+};
 
 use crate::api::{Api, ApiConfig};
 use crate::figures::Figures;
@@ -78,8 +80,8 @@ enum Happening {
 /// How a client runs its reads.
 enum Engine<'a> {
     /// A page running this crate's core under `policy`; `armed` is the page's one timer.
-    Page {
-        page: Box<Page>,
+    Budget {
+        page: Box<Client>,
         policy: &'a RetryPolicy,
         armed: Option<Duration>,
     },
@@ -87,7 +89,8 @@ enum Engine<'a> {
     Baseline { retrier: Baseline, attempts: u32 },
 }
 
-struct Client<'a> {
+/// One simulated browser: how it reads, and what it has left to read.
+struct Browser<'a> {
     engine: Engine<'a>,
     reads_left: u32,
     /// When the read under way started.
@@ -128,10 +131,10 @@ pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, Refused
         heap: BinaryHeap::new(),
         slots: Vec::new(),
     };
-    let mut clients: Vec<Client<'_>> = (0..scenario.clients)
-        .map(|_| Client {
+    let mut clients: Vec<Browser<'_>> = (0..scenario.clients)
+        .map(|_| Browser {
             engine: match policy {
-                FleetPolicy::Budget { read, scope } => Engine::Page {
+                FleetPolicy::Budget { read, scope } => Engine::Budget {
                     page: Box::new(page_with(*scope)),
                     policy: read,
                     armed: None,
@@ -169,7 +172,7 @@ pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, Refused
             _ => {}
         }
         let ended = match &mut client.engine {
-            Engine::Page {
+            Engine::Budget {
                 page,
                 policy,
                 armed,
@@ -238,7 +241,7 @@ pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, Refused
 /// the limiter `half` later). Returns whether the client's read ended, and how: `Some(true)`
 /// with data.
 fn carry_out(
-    page: &mut Page,
+    page: &mut Client,
     now: Duration,
     half: Duration,
     client: u32,
@@ -247,7 +250,7 @@ fn carry_out(
     let mut ended = None;
     while let Some(event) = page.poll_event() {
         // One page per browser: a block has no other tab to reach.
-        let PageEvent::Step { read, step } = event else {
+        let ClientEvent::Step { read, step } = event else {
             continue;
         };
         match step {
@@ -265,8 +268,8 @@ fn carry_out(
 }
 
 /// A client's page, the API's scope given `scope` (validated by [`run`] before any client).
-fn page_with(scope: ScopePolicy) -> Page {
-    let mut page = Page::new();
+fn page_with(scope: ScopePolicy) -> Client {
+    let mut page = Client::new();
     page.handle_scope_policy(SCOPE, scope)
         .expect("a valid scope policy, on a new page");
     page

@@ -1,9 +1,9 @@
 //! What a fixture's 2xx body must hold: the Palette List read's data, in the shape the API sends
-//! (`GET /palettes?collection=…`). The model reads it with the core's `read_json`, whose answers
-//! (data, or which problem and where) are the screen's own reader's: the model's tests hold the
+//! (`GET /palettes?collection=…`). The model reads it with the core's `parse_json`, whose answers
+//! (data, or which problem and where) are the screen's own parser's: the model's tests hold the
 //! two against every body in the fixture files.
 
-use retry_budget::{read_json, BodyProblem};
+use retry_budget::{parse_json, BodyProblem};
 use serde::Deserialize;
 
 /// A collection of palettes, as the API sends it. Only its shape matters here.
@@ -24,6 +24,6 @@ struct Palette {
 }
 
 /// A whole 2xx body read as the model reads it: the Palette List's data, or where it is not.
-pub fn read_data(body: &[u8]) -> Result<(), BodyProblem> {
-    read_json::<Collection>(body).map(drop)
+pub fn parse_data(body: &[u8]) -> Result<(), BodyProblem> {
+    parse_json::<Collection>(body).map(drop)
 }

@@ -23,7 +23,7 @@ mod replay;
 mod replay_json;
 mod values;
 
-pub use data::read_data;
+pub use data::parse_data;
 pub use fixture::{
     Answer, Attempt, Body, Case, CaseError, Fixture, FixtureError, InvalidFixture, Request,
     ScopeAction, ScopeCase,

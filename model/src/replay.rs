@@ -4,12 +4,12 @@
 use std::time::{Duration, SystemTime};
 
 use retry_budget::{
-    is_success, seconds_text, BodyProblem, BodyReader, ClockSource, Event, HeaderNote, Page,
-    PageEvent, Phase, Precision, RateLimitFields, ReadId, Response, ScopePolicy, Step, StopReport,
-    TraceEvent, TransportFailure,
+    is_success, seconds_text, BodyProblem, Client, ClientEvent, ClockSource, Event, HeaderNote,
+    LimitedBody, Phase, Precision, RateLimitFields, ReadId, Response, ScopePolicy, Step,
+    StopReport, TraceEvent, TransportFailure,
 };
 
-use crate::data::read_data;
+use crate::data::parse_data;
 use crate::fixture::{Answer, Body, Case, CaseError, ScopeCase};
 
 /// What replaying a case produced: the `expect` values, derived from the trace.
@@ -129,7 +129,7 @@ pub struct ScopeReplay {
     pub merged: Vec<(Duration, usize, TraceEvent)>,
 }
 
-/// Replays several actions on one scope, each starting at its time, through one [`Page`], as
+/// Replays several actions on one scope, each starting at its time, through one [`Client`], as
 /// the browser's page drives it: the page's own rules decide how an answer reaches the ledger,
 /// who hears of a block and when a queued read's turn comes. Ties at one instant: leaving,
 /// answers, the page's timer, then starts; among actions, in the case's order.
@@ -201,7 +201,7 @@ impl<'c> Player<'c> {
 
     /// When the page's timer wakes for this action: its own timer, plus the case's lateness
     /// for the wait it is in (`timer_late_by`).
-    fn timer(&self, page: &Page) -> Option<Duration> {
+    fn timer(&self, page: &Client) -> Option<Duration> {
         let action = page.read(self.read?)?;
         let at = action.poll_timeout()?;
         Some(match action.phase() {
@@ -235,7 +235,7 @@ fn play(
             merged: 0,
         })
         .collect();
-    let mut page = Page::new();
+    let mut page = Client::new();
     // Checked when the file was read.
     page.handle_scope_policy(scope, shared)
         .map_err(|e| CaseError {
@@ -251,7 +251,7 @@ fn play(
         .sum();
     for _ in 0..bound {
         while let Some(event) = page.poll_event() {
-            if let PageEvent::Step { read, step } = event {
+            if let ClientEvent::Step { read, step } = event {
                 if let Some(p) = players.iter_mut().find(|p| p.read == Some(read)) {
                     p.take_step(now, step)?;
                 }
@@ -340,7 +340,7 @@ fn play(
 }
 
 /// The answer of `player`'s attempt in flight arrives at `now`, and goes to the page.
-fn answer(player: &mut Player, now: Duration, page: &mut Page) {
+fn answer(player: &mut Player, now: Duration, page: &mut Client) {
     let case = player.case;
     let (n, _) = player
         .in_flight
@@ -366,21 +366,21 @@ fn answer(player: &mut Player, now: Duration, page: &mut Page) {
             response.rate_limit.set(name, v);
         }
     }
-    let body = read_body(status, body.as_ref(), case.policy.max_body_bytes());
+    let body = parse_body(status, body.as_ref(), case.policy.max_body_bytes());
     page.handle_response(now, read, &response, case.wall_clock_at(now), body);
 }
 
-/// A 2xx's body read as the browser reads it (the library's one body rule, [`BodyReader`]), as
-/// the Palette List's data ([`read_data`]); any other status's body is not read.
-fn read_body(status: u16, body: Option<&Body>, limit: u64) -> Result<(), BodyProblem> {
+/// A 2xx's body read as the browser reads it (the library's one body rule, [`LimitedBody`]), as
+/// the Palette List's data ([`parse_data`]); any other status's body is not read.
+fn parse_body(status: u16, body: Option<&Body>, limit: u64) -> Result<(), BodyProblem> {
     if !is_success(status) {
         return Ok(());
     }
-    let mut reader = BodyReader::new(limit, None)?;
+    let mut received = LimitedBody::new(limit, None)?;
     for chunk in body.map(Body::chunks).into_iter().flatten() {
-        reader.push(&chunk)?;
+        received.push(&chunk)?;
     }
-    reader.finish(read_data)
+    received.finish(parse_data)
 }
 
 /// A readable timeline of a replay: each event with its elapsed time, then what the user sees.

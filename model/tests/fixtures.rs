@@ -404,7 +404,7 @@ fn duplicate_ids_are_refused() {
 fn a_streamed_filler_is_n_bytes_of_json_that_never_closes() {
     use palette_list::palettes::PaletteCollection;
     use palette_list_model::Body;
-    use retry_budget::{read_json, BodyProblem};
+    use retry_budget::{parse_json, BodyProblem};
     for n in [1u64, 2, 3, 65_536, 65_537, 200_001] {
         let bytes: Vec<u8> = Body::Filler(n).chunks().flatten().collect();
         assert_eq!(bytes.len() as u64, n);
@@ -412,7 +412,7 @@ fn a_streamed_filler_is_n_bytes_of_json_that_never_closes() {
         // Cut anywhere, it is JSON that ended early, never something that is not JSON.
         assert!(
             matches!(
-                read_json::<PaletteCollection>(&bytes),
+                parse_json::<PaletteCollection>(&bytes),
                 Err(BodyProblem::Truncated { .. } | BodyProblem::WrongShape { .. })
             ),
             "{n}"
@@ -436,11 +436,11 @@ fn the_fixture_body_reads_as_a_collection() {
 
 /// The model reads a 2xx body as the screen does: every body in every fixture file, and each
 /// cut short at every length, gets the same answer (data, or the same problem at the same place)
-/// from the model's reading and from the screen's own reader.
+/// from the model's reading and from the screen's own parser.
 #[test]
 fn the_model_reads_every_fixture_body_as_the_screen_does() {
     use palette_list::palettes::PaletteCollection;
-    use palette_list_model::{read_data, Answer, Body};
+    use palette_list_model::{parse_data, Answer, Body};
     let mut bodies: Vec<Vec<u8>> = Vec::new();
     for text in common::SINGLE_READS.iter().chain([&common::SCOPES]) {
         let fixture = Fixture::parse(text).unwrap();
@@ -462,7 +462,7 @@ fn the_model_reads_every_fixture_body_as_the_screen_does() {
         for end in 0..=body.len() {
             let cut = &body[..end];
             assert_eq!(
-                read_data(cut),
+                parse_data(cut),
                 PaletteCollection::from_json(cut).map(drop),
                 "{:?}",
                 String::from_utf8_lossy(cut)

@@ -220,12 +220,12 @@ proptest! {
         limit in 1u64..300,
         chunk in 1usize..64,
     ) {
-        let mut reader = retry_budget::body::BodyReader::new(limit, None).unwrap();
-        let read = body
+        let mut received = retry_budget::body::LimitedBody::new(limit, None).unwrap();
+        let parsed = body
             .chunks(chunk)
-            .try_for_each(|c| reader.push(c))
-            .and_then(|()| reader.finish(palette_list::palettes::PaletteCollection::from_json));
-        if let Err(problem) = read {
+            .try_for_each(|c| received.push(c))
+            .and_then(|()| received.finish(palette_list::palettes::PaletteCollection::from_json));
+        if let Err(problem) = parsed {
             let words = problem.to_string();
             // Only the kind and the place: no byte of the body is ever quoted.
             let quoted = words.chars().any(|c| !c.is_ascii_alphanumeric() && !" ,.()".contains(c));

@@ -18,7 +18,7 @@
 //!
 //! The screen is made of the generic parts of [`leptos_retry_budget`] (the hook, the status,
 //! the countdown, the stop message, the announcer), whose rules are [`retry_budget`]'s; this
-//! crate adds the palettes: their data and reader ([`palettes`]), and the screen ([`screen`]).
+//! crate adds the palettes: their data and parser ([`palettes`]), and the screen ([`screen`]).
 //!
 //! - [`PaletteList`]: the screen, reading its own collection.
 //! - [`PaletteListView`]: what the screen shows for a read the app owns (to add a

@@ -16,7 +16,7 @@ pub struct PaletteCollection {
 }
 
 impl PaletteCollection {
-    /// Reads a collection from a 2xx body (the screen's body reader): the
+    /// Reads a collection from a 2xx body (the screen's body parser): the
     /// answer `serde_json` gives, data or problem, without shipping `serde_json`.
     ///
     /// ```
@@ -186,17 +186,17 @@ mod tests {
         }
     }
 
-    /// What both readers of palettes say of `body`, which must be the same.
+    /// What both parsers of palettes say of `body`, which must be the same.
     fn problem(body: &str) -> BodyProblem {
-        let finish = |read: fn(&[u8]) -> Result<PaletteCollection, BodyProblem>| {
-            let mut reader = retry_budget::BodyReader::new(1 << 20, None).unwrap();
-            reader.push(body.as_bytes()).unwrap();
-            reader.finish(read).unwrap_err()
+        let finish = |parse: fn(&[u8]) -> Result<PaletteCollection, BodyProblem>| {
+            let mut received = retry_budget::LimitedBody::new(1 << 20, None).unwrap();
+            received.push(body.as_bytes()).unwrap();
+            received.finish(parse).unwrap_err()
         };
         let own = finish(PaletteCollection::from_json);
         assert_eq!(
             own,
-            finish(retry_budget::read_json::<PaletteCollection>),
+            finish(retry_budget::parse_json::<PaletteCollection>),
             "{body}"
         );
         own
@@ -226,7 +226,7 @@ mod tests {
         assert_eq!(problem("  "), BodyProblem::Truncated { line: 1, column: 2 });
         for read in [
             PaletteCollection::from_json,
-            retry_budget::read_json::<PaletteCollection>,
+            retry_budget::parse_json::<PaletteCollection>,
         ] {
             assert!(matches!(
                 read(b"\xff\xfe"),
@@ -238,8 +238,9 @@ mod tests {
     #[test]
     fn palettes_are_read() {
         let body = r##"{"collection": "coast", "palettes": [{"id": "a", "name": "A", "colors": ["#fff"]}]}"##;
-        let mut r = retry_budget::BodyReader::new(body.len() as u64, Some(&body.len().to_string()))
-            .unwrap();
+        let mut r =
+            retry_budget::LimitedBody::new(body.len() as u64, Some(&body.len().to_string()))
+                .unwrap();
         for chunk in body.as_bytes().chunks(7) {
             r.push(chunk).unwrap();
         }

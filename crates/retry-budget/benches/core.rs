@@ -1,5 +1,5 @@
 //! What the core costs per decision, natively: the contract's Schedule A (429 asks 3 s, 429 asks
-//! 4 s, then 200) driven through `ReadAction` on a virtual clock, and through a `Page` as the
+//! 4 s, then 200) driven through `ReadAction` on a virtual clock, and through a `Client` as the
 //! browser runtime and the model drive it (the ledger read and told of every answer), beside a
 //! baseline of the least a hand-written loop does per answer (parse the status class and
 //! delay-seconds). Run by `scripts/bench.sh` (`cargo bench -p retry-budget --bench core`).
@@ -10,7 +10,7 @@ mod bench {
     use std::time::Duration;
 
     use criterion::{Criterion, Throughput};
-    use retry_budget::{Page, PageEvent, ReadAction, Response, RetryPolicy, Step};
+    use retry_budget::{Client, ClientEvent, ReadAction, Response, RetryPolicy, Step};
 
     const S: fn(u64) -> Duration = Duration::from_secs;
 
@@ -37,21 +37,21 @@ mod bench {
         a.trace().len()
     }
 
-    /// Schedule A through a page, as its drivers take it: every event carried out, the page's
+    /// Schedule A through a client, as its drivers take it: every event carried out, the client's
     /// timer fired at its deadline; returns the events the action traced.
     fn schedule_a_on_a_page() -> usize {
-        let mut page = Page::new();
+        let mut client = Client::new();
         let api = "https://api.example.com";
-        let read = page
+        let read = client
             .handle_start(S(0), api, RetryPolicy::new(), 0)
             .expect("the SPEC's policy");
         let answers = schedule_a_answers();
         for (at, response) in &answers {
-            while page.poll_event().is_some() {}
-            page.handle_response(*at, read, black_box(response), None, Ok(()));
+            while client.poll_event().is_some() {}
+            client.handle_response(*at, read, black_box(response), None, Ok(()));
             let mut wake = None;
-            while let Some(event) = page.poll_event() {
-                if let PageEvent::Step {
+            while let Some(event) = client.poll_event() {
+                if let ClientEvent::Step {
                     step: Step::Wait { until, .. },
                     ..
                 } = event
@@ -60,10 +60,10 @@ mod bench {
                 }
             }
             if let Some(until) = wake {
-                page.handle_timeout(until);
+                client.handle_timeout(until);
             }
         }
-        page.read(read).map_or(0, |a| a.trace().len())
+        client.read(read).map_or(0, |a| a.trace().len())
     }
 
     /// The baseline: what a bare loop does per answer (is it a 429, how long to wait).
@@ -89,10 +89,10 @@ mod bench {
         assert_eq!(
             schedule_a_on_a_page() as u64,
             events,
-            "the page replays the same schedule"
+            "the client replays the same schedule"
         );
         g.bench_function(
-            format!("core through a page ({events} trace events)"),
+            format!("core through a client ({events} trace events)"),
             |b| b.iter(schedule_a_on_a_page),
         );
         g.throughput(Throughput::Elements(3));

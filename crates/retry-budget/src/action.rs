@@ -25,7 +25,7 @@ pub enum Step {
         deadline: Duration,
     },
     /// Queue for a place among the scope's requests in flight (the scope's
-    /// [`in_flight_limit`](super::ScopePolicy::in_flight_limit)): the [`Page`](super::Page)
+    /// [`in_flight_limit`](super::ScopePolicy::in_flight_limit)): the [`Client`](super::Client)
     /// starts the attempt when its turn comes, and stops it at `latest`, the last start at
     /// which the attempt fits the budget with its full cap. Show it as queued.
     Queue {
@@ -371,7 +371,7 @@ impl ReadAction {
     }
 
     /// The action's scope is blocked until `block.until` (a `429` to another action on the
-    /// same API, or to this one; see [`Page`](super::Page)). A block never
+    /// same API, or to this one; see [`Client`](super::Client)). A block never
     /// shortens anything: one that ends sooner than what the action knows changes nothing. A
     /// wait that would end inside the block, or a queued attempt, now ends with it if the next
     /// attempt still fits the budget there with its full cap, and otherwise the action stops

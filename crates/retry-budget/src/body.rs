@@ -3,8 +3,8 @@
 //! what the body held. The browser runtime feeds it the bytes as they stream in; the fixture
 //! model feeds it a fixture's body. Pure: no clock, no network.
 //!
-//! What "JSON of the expected type" means is the reader's to say: `read_json` (feature `json`)
-//! for any `serde` type, or a type's own reader, such as the Palette List screen's, which gives
+//! What "JSON of the expected type" means is the parser's to say: `parse_json` (feature `json`)
+//! for any `serde` type, or a type's own parser, such as the Palette List screen's, which gives
 //! the same answers without shipping `serde_json`.
 
 use crate::BodyProblem;
@@ -12,32 +12,32 @@ use crate::BodyProblem;
 /// A body being read, chunk by chunk, up to a limit.
 ///
 /// ```
-/// use retry_budget::{BodyProblem, BodyReader};
+/// use retry_budget::{BodyProblem, LimitedBody};
 ///
-/// // A reader of the whole body: here, its length; `read_json` (feature `json`) reads JSON.
+/// // A parser of the whole body: here, its length; `parse_json` (feature `json`) reads JSON.
 /// let length = |body: &[u8]| Ok(body.len());
-/// let mut body = BodyReader::new(16, None).unwrap();
+/// let mut body = LimitedBody::new(16, None).unwrap();
 /// body.push(br#"{"a": "#).unwrap();
 /// body.push(b"1}").unwrap();
 /// assert_eq!(body.finish(length), Ok(8));
-/// assert_eq!(BodyReader::new(4, None).unwrap().finish(length), Err(BodyProblem::Empty));
+/// assert_eq!(LimitedBody::new(4, None).unwrap().finish(length), Err(BodyProblem::Empty));
 ///
-/// let mut body = BodyReader::new(4, None).unwrap();
+/// let mut body = LimitedBody::new(4, None).unwrap();
 /// assert_eq!(body.push(b"[1, 2]"), Err(BodyProblem::TooLarge { limit: 4 }));
 /// // A declared length beyond the limit is refused before any byte is read.
-/// assert_eq!(BodyReader::new(4, Some("5")).unwrap_err(), BodyProblem::TooLarge { limit: 4 });
+/// assert_eq!(LimitedBody::new(4, Some("5")).unwrap_err(), BodyProblem::TooLarge { limit: 4 });
 /// ```
 #[derive(Debug)]
-pub struct BodyReader {
+pub struct LimitedBody {
     limit: u64,
     bytes: Vec<u8>,
 }
 
-impl BodyReader {
+impl LimitedBody {
     /// Starts reading a body of at most `limit` bytes. `content_length` is the response's
     /// `Content-Length`, where it has one: a declared length beyond the limit is refused at once.
     /// A value that is not a length is ignored (the bytes are counted as they come anyway).
-    pub fn new(limit: u64, content_length: Option<&str>) -> Result<BodyReader, BodyProblem> {
+    pub fn new(limit: u64, content_length: Option<&str>) -> Result<LimitedBody, BodyProblem> {
         let declared = content_length
             .map(|v| v.trim_matches([' ', '\t']))
             .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()));
@@ -45,7 +45,7 @@ impl BodyReader {
         if declared.is_some_and(|v| v.parse::<u64>().map_or(true, |n| n > limit)) {
             return Err(BodyProblem::TooLarge { limit });
         }
-        Ok(BodyReader {
+        Ok(LimitedBody {
             limit,
             bytes: Vec::new(),
         })
@@ -73,22 +73,22 @@ impl BodyReader {
         Ok(())
     }
 
-    /// The whole body read by `read`, or [`BodyProblem::Empty`] when there is none.
+    /// The whole body parsed by `parse`, or [`BodyProblem::Empty`] when there is none.
     pub fn finish<T>(
         self,
-        read: impl FnOnce(&[u8]) -> Result<T, BodyProblem>,
+        parse: impl FnOnce(&[u8]) -> Result<T, BodyProblem>,
     ) -> Result<T, BodyProblem> {
         if self.bytes.is_empty() {
             return Err(BodyProblem::Empty);
         }
-        read(&self.bytes)
+        parse(&self.bytes)
     }
 }
 
-/// The body reader for any `serde` type (feature `json`): the body as JSON of type `T` (through
+/// The body parser for any `serde` type (feature `json`): the body as JSON of type `T` (through
 /// `serde_json`), or where it is not. Invalid UTF-8 is not JSON.
 #[cfg(feature = "json")]
-pub fn read_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, BodyProblem> {
+pub fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, BodyProblem> {
     use serde_json::error::Category;
     serde_json::from_slice(body).map_err(|e| {
         let (line, column) = (e.line(), e.column());
@@ -110,21 +110,21 @@ mod tests {
     #[test]
     fn the_limit_holds_chunk_by_chunk_and_up_front() {
         let limit = 10;
-        let mut r = BodyReader::new(limit, None).unwrap();
+        let mut r = LimitedBody::new(limit, None).unwrap();
         r.push(&[b' '; 10]).unwrap();
         assert_eq!(r.push(b" "), Err(BodyProblem::TooLarge { limit }));
         assert_eq!(
-            BodyReader::new(limit, Some("11")).unwrap_err(),
+            LimitedBody::new(limit, Some("11")).unwrap_err(),
             BodyProblem::TooLarge { limit }
         );
         assert_eq!(
-            BodyReader::new(limit, Some("99999999999999999999999")).unwrap_err(),
+            LimitedBody::new(limit, Some("99999999999999999999999")).unwrap_err(),
             BodyProblem::TooLarge { limit }
         );
         // A declared length within the limit, or one that is not a length, reads on.
-        assert!(BodyReader::new(limit, Some("10")).is_ok());
-        assert!(BodyReader::new(limit, Some("ten")).is_ok());
-        let mut r = BodyReader::new(limit, None).unwrap();
+        assert!(LimitedBody::new(limit, Some("10")).is_ok());
+        assert!(LimitedBody::new(limit, Some("ten")).is_ok());
+        let mut r = LimitedBody::new(limit, None).unwrap();
         assert_eq!(
             r.extend(usize::MAX).unwrap_err(),
             BodyProblem::TooLarge { limit }
@@ -133,31 +133,31 @@ mod tests {
 
     #[cfg(feature = "json")]
     #[test]
-    fn read_json_says_which_of_its_problems_and_where() {
+    fn parse_json_says_which_of_its_problems_and_where() {
         #[derive(Debug, serde::Deserialize)]
         struct Named {
             #[allow(dead_code)]
             name: String,
         }
-        let read = |body: &str| read_json::<Named>(body.as_bytes()).map(drop);
-        assert_eq!(read(r#"{"name": "a"}"#), Ok(()));
+        let parse = |body: &str| parse_json::<Named>(body.as_bytes()).map(drop);
+        assert_eq!(parse(r#"{"name": "a"}"#), Ok(()));
         assert_eq!(
-            read("<html>"),
+            parse("<html>"),
             Err(BodyProblem::NotJson { line: 1, column: 1 })
         );
         assert_eq!(
-            read(r#"{"name": 1}"#),
+            parse(r#"{"name": 1}"#),
             Err(BodyProblem::WrongShape {
                 line: 1,
                 column: 10
             })
         );
         assert_eq!(
-            read("{\n\"name\""),
+            parse("{\n\"name\""),
             Err(BodyProblem::Truncated { line: 2, column: 6 })
         );
         assert!(matches!(
-            read_json::<Named>(b"\xff"),
+            parse_json::<Named>(b"\xff"),
             Err(BodyProblem::NotJson { .. })
         ));
     }

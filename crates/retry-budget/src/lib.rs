@@ -4,11 +4,11 @@
 //!
 //! Pure and deterministic. No clock, no network, no browser: `now` is passed in, and every
 //! decision (start, wait, stop) comes from a [`ReadAction`], one per read; the reads of one
-//! client meet the ledger of the APIs they share in a [`Page`].
+//! client meet the ledger of the APIs they share in a [`Client`].
 //!
 //! The shape is sans-IO: inputs are `handle_*(now, …)`, outputs are `poll_*`: one step at a
-//! time ([`ReadAction::poll_action`], [`Page::poll_event`]) and one timer (`poll_timeout`).
-//! The fixture model, the fleet simulator and the browser runtime drive the same [`Page`]. The
+//! time ([`ReadAction::poll_action`], [`Client::poll_event`]) and one timer (`poll_timeout`).
+//! The fixture model, the fleet simulator and the browser runtime drive the same [`Client`]. The
 //! rules it keeps are in [`contract`].
 //!
 //! The modules in layers, each importing only from the layers above it in this table:
@@ -32,7 +32,7 @@
 //! | | `words` | every sentence the user reads, private; read through [`StopMessage`] and [`Progress`] |
 //! | | `scope` | the scope ledger: what every request to one API has been told, and its queue |
 //! | 5, one read | `action` | [`ReadAction`]: one read's state machine |
-//! | 6, one page | `page` | [`Page`]: a page's reads and their ledger, and the rules of their meeting |
+//! | 6, one client | `client` | [`Client`]: a client's reads and their ledger (a browser page's, a server process's), and the rules of their meeting |
 //!
 //! Beside the layers, what a driver needs around them: [`request`] (what a read sends, checked
 //! before anything is sent), [`body`] (the one rule for reading a 2xx body) and [`timeline`]
@@ -42,9 +42,9 @@
 
 mod action;
 mod block;
+mod client;
 mod clock;
 mod http_date;
-mod page;
 mod policy;
 mod random;
 mod rate_limit;
@@ -76,9 +76,9 @@ mod tests;
 
 pub use action::{Phase, ReadAction, Step};
 pub use block::{BlockCause, ScopeBlock};
+pub use client::{Client, ClientEvent, ReadId};
 pub use clock::{parse_date_header, receipt_clock, ClockSource};
 pub use http_date::{HttpDate, MIN_SECS as FIRST_HTTP_DATE};
-pub use page::{Page, PageEvent, ReadId};
 pub use policy::{
     is_success, FittingAttempts, PolicyError, Priority, RetryPolicy, StatusSet,
     DEFAULT_FALLBACK_WAITS, DEFAULT_MAX_BODY_BYTES,
@@ -97,8 +97,8 @@ pub use seconds::{next_change, seconds_text, Precision};
 pub use shown::quoted;
 
 #[cfg(feature = "json")]
-pub use body::read_json;
-pub use body::BodyReader;
+pub use body::parse_json;
+pub use body::LimitedBody;
 pub use request::{Credentials, ReadRequest, RequestError};
 pub use trace::{DropReason, Event, Failure, TraceEvent};
 pub use wait::WaitReason;

@@ -94,7 +94,7 @@ impl fmt::Debug for StatusSet {
 ///
 /// What the reads of one scope share (an in-flight limit, a cap on delayed reads, retry
 /// tokens) is the scope's, not a read's: a [`ScopePolicy`](super::ScopePolicy), given once to
-/// the [`Page`](super::Page) that keeps the scope's ledger.
+/// the [`Client`](super::Client) that keeps the scope's ledger.
 ///
 /// ```
 /// use std::time::Duration;
@@ -250,7 +250,7 @@ impl RetryPolicy {
     }
 
     /// The name of the rate limit this read shares with others (see
-    /// [`Page`](super::Page)), e.g. an account: `"account:ops"`. Default: the
+    /// [`Client`](super::Client)), e.g. an account: `"account:ops"`. Default: the
     /// API's origin, so every read of one API on the page shares one limit. Not `const`: the
     /// name may be built at run time.
     pub fn with_scope(mut self, scope: impl Into<Cow<'static, str>>) -> Self {

@@ -114,7 +114,7 @@ impl RateLimitFields {
 
     /// What the fields say of the quota, with `receipt` the receipt's wall-clock time where
     /// there is clock evidence: the first valid form, and every field present but ignored.
-    pub fn read(&self, receipt: Option<SystemTime>) -> (Option<Quota>, Vec<IgnoredField>) {
+    pub fn quota(&self, receipt: Option<SystemTime>) -> (Option<Quota>, Vec<IgnoredField>) {
         let mut ignored = Vec::new();
         let mut found = None;
         if let Some(v) = &self.ratelimit {
@@ -393,7 +393,7 @@ mod tests {
     }
 
     fn quota(pairs: &[(&str, &str)]) -> (Option<(u64, Option<u64>)>, Vec<String>) {
-        let (q, ignored) = fields(pairs).read(Some(crate::test_clock::noon()));
+        let (q, ignored) = fields(pairs).quota(Some(crate::test_clock::noon()));
         (
             q.map(|q| (q.remaining, q.reset.map(|d| d.as_secs()))),
             ignored.iter().map(ToString::to_string).collect(),
@@ -438,7 +438,7 @@ mod tests {
             ("X-RateLimit-Remaining", "0"),
             ("X-RateLimit-Reset", "1704110410"),
         ])
-        .read(None);
+        .quota(None);
         assert_eq!(q.map(|q| q.reset), Some(None));
         assert_eq!(
             ignored[0].to_string(),

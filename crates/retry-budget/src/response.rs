@@ -83,7 +83,7 @@ impl Response {
     /// response has no readable `Date` and the policy trusts the local clock (`trust_local`).
     pub(crate) fn read(&self, local_wall_clock: Option<SystemTime>, trust_local: bool) -> Reading {
         let wall_clock = receipt_clock(self.date.as_deref(), local_wall_clock, trust_local);
-        let (quota, ignored) = self.rate_limit.read(wall_clock.map(|(at, _)| at));
+        let (quota, ignored) = self.rate_limit.quota(wall_clock.map(|(at, _)| at));
         Reading {
             wall_clock,
             retry_after: self.retry_after.as_deref().map(parse_retry_after),

@@ -5,8 +5,8 @@
 
 use std::fmt;
 
-/// The settings one scope's reads share, given once to the [`Page`](super::Page) that keeps
-/// the scope's ledger ([`Page::handle_scope_policy`](super::Page::handle_scope_policy)). A
+/// The settings one scope's reads share, given once to the [`Client`](super::Client) that keeps
+/// the scope's ledger ([`Client::handle_scope_policy`](super::Client::handle_scope_policy)). A
 /// scope given none shares only what its answers say (blocks, the RateLimit fields).
 ///
 /// | setting | default |

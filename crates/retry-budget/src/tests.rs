@@ -752,7 +752,7 @@ fn answer(
     actions[who].handle_response(at, response, None);
 }
 
-/// A page's ledger hearing `response` at `at` on [`API`] (no local clock).
+/// A client's ledger hearing `response` at `at` on [`API`] (no local clock).
 trait Hear {
     fn hear(&mut self, at: Duration, response: &Response) -> Option<ScopeBlock>;
 }
@@ -1422,43 +1422,44 @@ fn leaving_or_a_block_takes_a_read_out_of_the_queue() {
 
 #[test]
 fn a_pages_places_follow_its_reads_phases() {
-    let mut page = Page::new();
-    let places = |page: &Page| {
-        let state = page.scope_state(API);
+    let mut client = Client::new();
+    let places = |client: &Client| {
+        let state = client.scope_state(API);
         (state.in_flight, state.queued)
     };
     // A read without a limit holds a place while its attempt runs, and gives it back after.
-    let a = page.handle_start(T0, API, RetryPolicy::new(), 0).unwrap();
-    assert_eq!(places(&page), (1, 0));
-    page.handle_response(T0 + s(1), a, &Response::new(200), None, Ok(()));
-    assert_eq!(places(&page), (0, 0));
+    let a = client.handle_start(T0, API, RetryPolicy::new(), 0).unwrap();
+    assert_eq!(places(&client), (1, 0));
+    client.handle_response(T0 + s(1), a, &Response::new(200), None, Ok(()));
+    assert_eq!(places(&client), (0, 0));
     // Once the scope has a limit, a read is granted at once where there is room; its start
     // counts once.
-    page.handle_scope_policy(API, ScopePolicy::new().with_in_flight_limit(1))
+    client
+        .handle_scope_policy(API, ScopePolicy::new().with_in_flight_limit(1))
         .unwrap();
     let limited = RetryPolicy::new();
-    let b = page
+    let b = client
         .handle_start(T0 + s(1), API, limited.clone(), 0)
         .unwrap();
-    assert!(is_in_flight(&page, b));
-    assert_eq!(places(&page), (1, 0));
+    assert!(is_in_flight(&client, b));
+    assert_eq!(places(&client), (1, 0));
     // The next queues behind it, and takes its place when it leaves.
-    let c = page.handle_start(T0 + s(1), API, limited, 0).unwrap();
+    let c = client.handle_start(T0 + s(1), API, limited, 0).unwrap();
     assert!(matches!(
-        page.read(c).unwrap().phase(),
+        client.read(c).unwrap().phase(),
         Phase::Queued { .. }
     ));
-    assert_eq!(places(&page), (1, 1));
-    page.handle_leave(T0 + s(2), b);
-    assert!(is_in_flight(&page, c));
-    assert_eq!(places(&page), (1, 0));
+    assert_eq!(places(&client), (1, 1));
+    client.handle_leave(T0 + s(2), b);
+    assert!(is_in_flight(&client, c));
+    assert_eq!(places(&client), (1, 0));
     // A stopped read is forgotten on request; a running one is not.
-    assert!(page.remove(c).is_none());
+    assert!(client.remove(c).is_none());
     assert_eq!(
-        page.remove(b).map(|b| b.report().unwrap().outcome.kind()),
+        client.remove(b).map(|b| b.report().unwrap().outcome.kind()),
         Some(OutcomeKind::UserLeft)
     );
-    assert!(page.read(b).is_none());
+    assert!(client.read(b).is_none());
 }
 
 #[test]
@@ -1492,16 +1493,16 @@ fn answers_that_arrive_out_of_order_never_raise_what_is_left_in_a_window() {
 
 // Retry tokens: retries on a scope spend a shared purse that successes refill.
 
-/// Whether a page read's attempt is in flight.
-fn is_in_flight(page: &Page, read: ReadId) -> bool {
-    matches!(page.read(read).unwrap().phase(), Phase::InFlight { .. })
+/// Whether a client read's attempt is in flight.
+fn is_in_flight(client: &Client, read: ReadId) -> bool {
+    matches!(client.read(read).unwrap().phase(), Phase::InFlight { .. })
 }
 
-/// A page read's step after its last input.
-fn last_step(page: &mut Page, read: ReadId) -> Step {
+/// A client read's step after its last input.
+fn last_step(client: &mut Client, read: ReadId) -> Step {
     let mut last = None;
-    while let Some(event) = page.poll_event() {
-        if let PageEvent::Step { read: r, step } = event {
+    while let Some(event) = client.poll_event() {
+        if let ClientEvent::Step { read: r, step } = event {
             if r == read {
                 last = Some(step);
             }
@@ -1514,30 +1515,34 @@ fn last_step(page: &mut Page, read: ReadId) -> Step {
 fn retries_spend_the_scopes_tokens_and_successes_earn_them_back() {
     let tokens = RetryTokens::new(2, 50);
     let policy = RetryPolicy::new();
-    let mut page = Page::new();
-    let purse = |page: &Page| page.scope_state(API).retry_purse.map(|p| p.left);
-    assert_eq!(purse(&page), None, "no purse before the scope has tokens");
-    page.handle_scope_policy(API, ScopePolicy::new().with_retry_tokens(tokens))
+    let mut client = Client::new();
+    let purse = |client: &Client| client.scope_state(API).retry_purse.map(|p| p.left);
+    assert_eq!(purse(&client), None, "no purse before the scope has tokens");
+    client
+        .handle_scope_policy(API, ScopePolicy::new().with_retry_tokens(tokens))
         .unwrap();
-    assert_eq!(purse(&page), Some(2000), "full from the start");
+    assert_eq!(purse(&client), Some(2000), "full from the start");
     let reads: Vec<_> = (0..3)
-        .map(|_| page.handle_start(T0, API, policy.clone(), 0).unwrap())
+        .map(|_| client.handle_start(T0, API, policy.clone(), 0).unwrap())
         .collect();
     // A 429 with no hint to each: the first two retry, spending both tokens.
     for &read in &reads {
-        page.handle_response(T0 + s(1), read, &Response::new(429), None, Ok(()));
+        client.handle_response(T0 + s(1), read, &Response::new(429), None, Ok(()));
     }
-    assert!(matches!(last_step(&mut page, reads[0]), Step::Wait { .. }));
-    assert_eq!(purse(&page), Some(0));
+    assert!(matches!(
+        last_step(&mut client, reads[0]),
+        Step::Wait { .. }
+    ));
+    assert_eq!(purse(&client), Some(0));
     // An answer the waiting read cannot own (a driver's repeat) spends nothing.
-    page.handle_response(T0 + s(1), reads[0], &Response::new(200), None, Ok(()));
-    page.handle_response(T0 + s(1), reads[0], &Response::new(429), None, Ok(()));
+    client.handle_response(T0 + s(1), reads[0], &Response::new(200), None, Ok(()));
+    client.handle_response(T0 + s(1), reads[0], &Response::new(429), None, Ok(()));
     assert_eq!(
-        purse(&page),
+        purse(&client),
         Some(500),
         "the 2xx still refills: the server answered it"
     );
-    let r = page.read(reads[2]).unwrap().report().unwrap().clone();
+    let r = client.read(reads[2]).unwrap().report().unwrap().clone();
     assert_eq!(
         (r.outcome.kind(), held_by(&r)),
         (OutcomeKind::BudgetExhausted, Some(HeldBy::RetryTokens))
@@ -1548,32 +1553,32 @@ fn retries_spend_the_scopes_tokens_and_successes_earn_them_back() {
          succeed. No retry was sent."
     );
     // Two more successes (one from a read without tokens) earn back half a token each.
-    page.handle_timeout(T0 + s(3));
-    page.handle_response(T0 + s(4), reads[0], &Response::new(200), None, Ok(()));
-    assert_eq!(purse(&page), Some(1000));
-    let plain = page
+    client.handle_timeout(T0 + s(3));
+    client.handle_response(T0 + s(4), reads[0], &Response::new(200), None, Ok(()));
+    assert_eq!(purse(&client), Some(1000));
+    let plain = client
         .handle_start(T0 + s(4), API, RetryPolicy::new(), 0)
         .unwrap();
-    page.handle_response(T0 + s(5), plain, &Response::new(200), None, Ok(()));
-    assert_eq!(purse(&page), Some(1500));
+    client.handle_response(T0 + s(5), plain, &Response::new(200), None, Ok(()));
+    assert_eq!(purse(&client), Some(1500));
     // A whole token: the next read's 429 may retry again, and spends it.
-    let next = page
+    let next = client
         .handle_start(T0 + s(5), API, policy.clone(), 0)
         .unwrap();
-    page.handle_response(T0 + s(6), next, &Response::new(429), None, Ok(()));
-    assert!(matches!(last_step(&mut page, next), Step::Wait { .. }));
-    assert_eq!(purse(&page), Some(500));
+    client.handle_response(T0 + s(6), next, &Response::new(429), None, Ok(()));
+    assert!(matches!(last_step(&mut client, next), Step::Wait { .. }));
+    assert_eq!(purse(&client), Some(500));
     // The purse never holds more than its size; another scope has its own.
     for _ in 0..10 {
-        page.handle_timeout(T0 + s(20));
-        let read = page
+        client.handle_timeout(T0 + s(20));
+        let read = client
             .handle_start(T0 + s(20), API, policy.clone(), 0)
             .unwrap();
-        page.handle_response(T0 + s(20), read, &Response::new(200), None, Ok(()));
+        client.handle_response(T0 + s(20), read, &Response::new(200), None, Ok(()));
     }
-    assert_eq!(purse(&page), Some(2000));
+    assert_eq!(purse(&client), Some(2000));
     assert_eq!(
-        page.scope_state("https://other.example.com").retry_purse,
+        client.scope_state("https://other.example.com").retry_purse,
         None
     );
 }
@@ -1598,14 +1603,14 @@ fn retry_tokens_are_refused_when_they_cannot_work() {
     }
     assert!(with(10, 10).is_ok() && with(1, 100).is_ok());
     assert_eq!(ScopePolicy::new().retry_tokens(), None);
-    // Refused when given to a page, by name, and the scope keeps no purse.
-    let mut page = Page::new();
+    // Refused when given to a client, by name, and the scope keeps no purse.
+    let mut client = Client::new();
     let bad = ScopePolicy::new().with_retry_tokens(RetryTokens::new(0, 10));
     assert_eq!(
-        page.handle_scope_policy(API, bad),
+        client.handle_scope_policy(API, bad),
         Err(ScopePolicyError::NoRetryTokens)
     );
-    assert_eq!(page.scope_state(API).retry_purse, None);
+    assert_eq!(client.scope_state(API).retry_purse, None);
 }
 
 // The scope's cap on delayed reads, and priority in its queue.
@@ -1613,11 +1618,12 @@ fn retry_tokens_are_refused_when_they_cannot_work() {
 #[test]
 fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
     let policy = RetryPolicy::new();
-    let mut page = Page::new();
-    page.handle_scope_policy(API, ScopePolicy::new().with_max_waiting(2))
+    let mut client = Client::new();
+    client
+        .handle_scope_policy(API, ScopePolicy::new().with_max_waiting(2))
         .unwrap();
-    let first = page.handle_start(T0, API, policy.clone(), 0).unwrap();
-    page.handle_response(
+    let first = client.handle_start(T0, API, policy.clone(), 0).unwrap();
+    client.handle_response(
         T0 + s(1),
         first,
         &Response::new(429).retry_after("5"),
@@ -1625,15 +1631,15 @@ fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
         Ok(()),
     );
     // The block delays every new read: the first waits, one more may join it, the next may not.
-    let second = page
+    let second = client
         .handle_start(T0 + s(1), API, policy.clone(), 0)
         .unwrap();
-    let third = page
+    let third = client
         .handle_start(T0 + s(2), API, policy.clone(), 0)
         .unwrap();
     let mut steps = Vec::new();
-    while let Some(event) = page.poll_event() {
-        if let PageEvent::Step { read, step } = event {
+    while let Some(event) = client.poll_event() {
+        if let ClientEvent::Step { read, step } = event {
             steps.push((read, step));
         }
     }
@@ -1644,10 +1650,10 @@ fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
         "only its stop"
     );
     assert!(matches!(
-        page.read(second).unwrap().phase(),
+        client.read(second).unwrap().phase(),
         Phase::Waiting { .. }
     ));
-    let r = page.read(third).unwrap().report().unwrap().clone();
+    let r = client.read(third).unwrap().report().unwrap().clone();
     assert_eq!(
         (r.outcome.kind(), held_by(&r), r.attempts),
         (
@@ -1665,30 +1671,30 @@ fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
              was not started. No request was sent."
         ]
     );
-    assert_eq!(page.scope_state(API).waiting, 2);
+    assert_eq!(client.scope_state(API).waiting, 2);
     // A read that can start at once is never turned away: the block ends at 6 s.
-    page.handle_timeout(T0 + s(6));
-    let fourth = page
+    client.handle_timeout(T0 + s(6));
+    let fourth = client
         .handle_start(T0 + s(6), API, policy.clone(), 0)
         .unwrap();
-    assert!(is_in_flight(&page, fourth));
+    assert!(is_in_flight(&client, fourth));
     // Queued reads count as delayed too.
-    let mut page = Page::new();
+    let mut client = Client::new();
     let one = ScopePolicy::new()
         .with_in_flight_limit(1)
         .with_max_waiting(1);
-    page.handle_scope_policy(API, one).unwrap();
+    client.handle_scope_policy(API, one).unwrap();
     let one = policy.clone();
-    let running = page.handle_start(T0, API, one.clone(), 0).unwrap();
-    let queued = page.handle_start(T0, API, one.clone(), 0).unwrap();
-    let turned = page.handle_start(T0, API, one, 0).unwrap();
-    assert!(is_in_flight(&page, running));
+    let running = client.handle_start(T0, API, one.clone(), 0).unwrap();
+    let queued = client.handle_start(T0, API, one.clone(), 0).unwrap();
+    let turned = client.handle_start(T0, API, one, 0).unwrap();
+    assert!(is_in_flight(&client, running));
     assert!(matches!(
-        page.read(queued).unwrap().phase(),
+        client.read(queued).unwrap().phase(),
         Phase::Queued { .. }
     ));
     assert_eq!(
-        held_by(page.read(turned).unwrap().report().unwrap()),
+        held_by(client.read(turned).unwrap().report().unwrap()),
         Some(HeldBy::Crowd { max: 1 })
     );
     assert_eq!(
@@ -1705,27 +1711,28 @@ fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
 fn an_interactive_read_goes_before_queued_background_reads_and_each_priority_is_fifo() {
     let limited = RetryPolicy::new();
     let background = limited.clone().with_priority(Priority::Background);
-    let mut page = Page::new();
-    page.handle_scope_policy(API, ScopePolicy::new().with_in_flight_limit(1))
+    let mut client = Client::new();
+    client
+        .handle_scope_policy(API, ScopePolicy::new().with_in_flight_limit(1))
         .unwrap();
-    let running = page.handle_start(T0, API, limited.clone(), 0).unwrap();
-    let b1 = page.handle_start(T0, API, background.clone(), 0).unwrap();
-    let b2 = page.handle_start(T0, API, background, 0).unwrap();
-    let i1 = page
+    let running = client.handle_start(T0, API, limited.clone(), 0).unwrap();
+    let b1 = client.handle_start(T0, API, background.clone(), 0).unwrap();
+    let b2 = client.handle_start(T0, API, background, 0).unwrap();
+    let i1 = client
         .handle_start(T0 + s(1), API, limited.clone(), 0)
         .unwrap();
-    let i2 = page.handle_start(T0 + s(1), API, limited, 0).unwrap();
-    let in_flight = |page: &Page| {
+    let i2 = client.handle_start(T0 + s(1), API, limited, 0).unwrap();
+    let in_flight = |client: &Client| {
         [running, b1, b2, i1, i2]
             .into_iter()
-            .filter(|r| is_in_flight(page, *r))
+            .filter(|r| is_in_flight(client, *r))
             .collect::<Vec<_>>()
     };
     let mut order = Vec::new();
     let mut last = running;
     for at in 2..6 {
-        page.handle_response(T0 + s(at), last, &Response::new(200), None, Ok(()));
-        last = in_flight(&page)[0];
+        client.handle_response(T0 + s(at), last, &Response::new(200), None, Ok(()));
+        last = in_flight(&client)[0];
         order.push(last);
     }
     assert_eq!(order, [i1, i2, b1, b2]);
@@ -1735,74 +1742,77 @@ fn an_interactive_read_goes_before_queued_background_reads_and_each_priority_is_
 
 #[test]
 fn a_page_lists_the_blocks_still_running_for_a_tab_that_missed_them() {
-    let mut page = Page::new();
+    let mut client = Client::new();
     let other = "https://other.example.com";
-    let a = page.handle_start(T0, API, RetryPolicy::new(), 0).unwrap();
-    let b = page.handle_start(T0, other, RetryPolicy::new(), 0).unwrap();
-    page.handle_response(
+    let a = client.handle_start(T0, API, RetryPolicy::new(), 0).unwrap();
+    let b = client
+        .handle_start(T0, other, RetryPolicy::new(), 0)
+        .unwrap();
+    client.handle_response(
         T0 + s(1),
         a,
         &Response::new(429).retry_after("5"),
         None,
         Ok(()),
     );
-    page.handle_response(
+    client.handle_response(
         T0 + s(1),
         b,
         &Response::new(429).retry_after("2"),
         None,
         Ok(()),
     );
-    let scopes = |page: &Page, at| {
-        page.running_blocks(at)
+    let scopes = |client: &Client, at| {
+        client
+            .running_blocks(at)
             .into_iter()
             .map(|(scope, block)| (scope, block.until))
             .collect::<Vec<_>>()
     };
     assert_eq!(
-        scopes(&page, T0 + s(2)),
+        scopes(&client, T0 + s(2)),
         [(API.to_owned(), T0 + s(6)), (other.to_owned(), T0 + s(3))]
     );
     // A block that has ended is not news.
-    assert_eq!(scopes(&page, T0 + s(3)), [(API.to_owned(), T0 + s(6))]);
-    assert!(scopes(&page, T0 + s(6)).is_empty());
+    assert_eq!(scopes(&client, T0 + s(3)), [(API.to_owned(), T0 + s(6))]);
+    assert!(scopes(&client, T0 + s(6)).is_empty());
 }
 
 #[test]
 fn a_scope_has_one_policy_given_once() {
-    let mut page = Page::new();
+    let mut client = Client::new();
     let two = ScopePolicy::new().with_in_flight_limit(2);
-    assert_eq!(page.handle_scope_policy(API, two), Ok(()));
+    assert_eq!(client.handle_scope_policy(API, two), Ok(()));
     // The same again changes nothing; another is refused by name, and the first still holds.
-    assert_eq!(page.handle_scope_policy(API, two), Ok(()));
+    assert_eq!(client.handle_scope_policy(API, two), Ok(()));
     assert_eq!(
-        page.handle_scope_policy(API, ScopePolicy::new().with_in_flight_limit(3)),
+        client.handle_scope_policy(API, ScopePolicy::new().with_in_flight_limit(3)),
         Err(ScopePolicyError::AlreadySet {
             scope: API.to_owned()
         })
     );
-    assert_eq!(page.scope_state(API).policy, two);
+    assert_eq!(client.scope_state(API).policy, two);
     // Another scope is another policy; a scope given none has the empty one.
     let other = "https://other.example.com";
-    assert_eq!(page.scope_state(other).policy, ScopePolicy::new());
+    assert_eq!(client.scope_state(other).policy, ScopePolicy::new());
     assert_eq!(
-        page.handle_scope_policy(other, ScopePolicy::new().with_max_waiting(1)),
+        client.handle_scope_policy(other, ScopePolicy::new().with_max_waiting(1)),
         Ok(())
     );
     // Three reads on the scope of two places: the third queues under the scope's limit.
     let reads: Vec<_> = (0..3)
-        .map(|_| page.handle_start(T0, API, RetryPolicy::new(), 0).unwrap())
+        .map(|_| client.handle_start(T0, API, RetryPolicy::new(), 0).unwrap())
         .collect();
-    assert!(is_in_flight(&page, reads[0]) && is_in_flight(&page, reads[1]));
+    assert!(is_in_flight(&client, reads[0]) && is_in_flight(&client, reads[1]));
     assert!(matches!(
-        page.read(reads[2]).unwrap().phase(),
+        client.read(reads[2]).unwrap().phase(),
         Phase::Queued { limit: 2, .. }
     ));
 }
 
 #[test]
 fn a_read_on_its_own_never_queues() {
-    // No page, no scope: nothing could ever grant it a place, so it starts at once.
+    // No client, no scope: nothing could ever grant it a place, so it starts at once.
     let mut a = ReadAction::start(T0, RetryPolicy::new()).unwrap();
     assert!(matches!(
         a.poll_action(),

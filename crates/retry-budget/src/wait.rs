@@ -32,7 +32,7 @@ pub enum WaitReason {
         note: HeaderNote,
     },
     /// A `429` on the same scope asked every request to the API to wait: no attempt starts
-    /// before that block ends (see [`Page`](super::Page)).
+    /// before that block ends (see [`Client`](super::Client)).
     ScopeBlocked {
         /// From this decision to the block's end.
         wait: Duration,

@@ -47,7 +47,7 @@ fn oracle(v: &str) -> Result<(u64, Option<u64>), Refusal> {
 /// What the library makes of it, in the same terms.
 fn library(v: &str) -> Result<(u64, Option<u64>), Refusal> {
     let fields = Response::new(200).rate_limit("RateLimit", v).rate_limit;
-    let (quota, ignored) = fields.read(None);
+    let (quota, ignored) = fields.quota(None);
     match quota {
         Some(q) => {
             assert!(ignored.is_empty(), "{v:?}: {ignored:?}");

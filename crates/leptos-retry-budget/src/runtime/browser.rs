@@ -1,5 +1,5 @@
 //! A read in the browser, from the screen that mounts it to the last screen that leaves: its
-//! actions (one per Try again) started on the page's [`Page`](retry_budget::Page), and each
+//! actions (one per Try again) started on the page's [`Client`](retry_budget::Client), and each
 //! step the page decides for them carried out with a fetch, an abort, or a state shown.
 
 use std::cell::{Cell, RefCell};
@@ -10,10 +10,10 @@ use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 use web_sys::AbortController;
 
-use super::coalesce::{self, Joinable, ReadKey, ReaderKind};
+use super::client::{self, Carrier};
+use super::coalesce::{self, Joinable, ParserKind, ReadKey};
 use super::fetch::{fetch, Answer};
 use super::origin::origin;
-use super::page::{self, Carrier};
 use super::screens::{next_screen, Screens};
 use super::time::{now, timer_ms, wall_clock};
 use super::{ReadData, ReadRequest, ReadState, View};
@@ -23,7 +23,7 @@ use retry_budget::{
 };
 
 /// How a 2xx body becomes the data.
-type Reader<T> = Rc<dyn Fn(&[u8]) -> Result<T, BodyProblem>>;
+type Parser<T> = Rc<dyn Fn(&[u8]) -> Result<T, BodyProblem>>;
 
 /// The handle a [`BudgetedRead`](super::BudgetedRead) keeps: its screen.
 pub(super) struct Driver<T: 'static> {
@@ -51,23 +51,23 @@ where
     pub(super) fn attach<R>(
         request: Signal<ReadRequest>,
         policy: RetryPolicy,
-        read: R,
+        parse: R,
         view: View<T>,
     ) -> Self
     where
         R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static,
     {
         let id = next_screen();
-        let reader = ReaderKind::of::<R>();
-        let read: Reader<T> = Rc::new(read);
-        let shared = read_of(request.get_untracked(), &policy, &read, reader);
+        let parser = ParserKind::of::<R>();
+        let parse: Parser<T> = Rc::new(parse);
+        let shared = read_of(request.get_untracked(), &policy, &parse, parser);
         shared.screens.join(id, view);
         let screen = Rc::new(Screen {
             id,
             view,
             policy,
-            read,
-            reader,
+            parse,
+            parser,
             shows: RefCell::new(shared),
         });
         let driver = Driver {
@@ -121,7 +121,7 @@ impl<T: 'static> Driver<T> {
     /// The current action's trace, copied from the page.
     pub(super) fn trace(&self) -> Vec<TraceEvent> {
         let run = self.current().and_then(|s| s.run.borrow().clone());
-        run.and_then(|run| page::with_read(run.read, |a| a.trace().to_vec()))
+        run.and_then(|run| client::with_read(run.read, |a| a.trace().to_vec()))
             .unwrap_or_default()
     }
 }
@@ -132,8 +132,8 @@ struct Screen<T: 'static> {
     id: u64,
     view: View<T>,
     policy: RetryPolicy,
-    read: Reader<T>,
-    reader: ReaderKind,
+    parse: Parser<T>,
+    parser: ParserKind,
     shows: RefCell<Rc<Shared<T>>>,
 }
 
@@ -150,14 +150,14 @@ where
     /// The request changed: the screen shows the read of the new one (joined, or new and
     /// started) and leaves the last, which stops as moved on if no other screen shows it.
     fn move_to(&self, request: ReadRequest) {
-        let next = read_of(request, &self.policy, &self.read, self.reader);
+        let next = read_of(request, &self.policy, &self.parse, self.parser);
         next.screens.join(self.id, self.view);
         let last = self.shows.replace(next.clone());
         if last.screens.part(self.id) {
             let run = last.run.borrow().clone();
             if let Some(run) = run {
-                page::input(Some(run.read), |page, now| {
-                    page.handle_move_on(now, run.read)
+                client::input(Some(run.read), |client, now| {
+                    client.handle_move_on(now, run.read)
                 });
             }
         }
@@ -172,8 +172,8 @@ where
 fn read_of<T: 'static>(
     request: ReadRequest,
     policy: &RetryPolicy,
-    read: &Reader<T>,
-    reader: ReaderKind,
+    parse: &Parser<T>,
+    parser: ParserKind,
 ) -> Rc<Shared<T>> {
     let scope: Rc<str> = match policy.scope() {
         Some(name) => name.into(),
@@ -181,7 +181,7 @@ fn read_of<T: 'static>(
     };
     let key = policy
         .coalesce()
-        .then(|| ReadKey::new::<T>(scope.clone(), &request, policy, reader))
+        .then(|| ReadKey::new::<T>(scope.clone(), &request, policy, parser))
         .flatten();
     if let Some(joined) = key.as_ref().and_then(coalesce::find::<Shared<T>>) {
         return joined;
@@ -190,7 +190,7 @@ fn read_of<T: 'static>(
         request,
         scope,
         policy: policy.clone(),
-        read: read.clone(),
+        parse: parse.clone(),
         owned: Cell::new(0),
         run: RefCell::new(None),
         screens: Screens::new(),
@@ -207,7 +207,7 @@ struct Shared<T: 'static> {
     /// The rate limit this read shares: the policy's scope, or the URL's origin.
     scope: Rc<str>,
     policy: RetryPolicy,
-    read: Reader<T>,
+    parse: Parser<T>,
     /// The generation the screens own (1 for the first action, +1 per new action; 0 before the
     /// first). Kept outside the reactive system: the runtime must still read it after the
     /// components are gone.
@@ -226,7 +226,7 @@ impl<T: 'static> Joinable for Shared<T> {
         match &*self.run.borrow() {
             None => self.owned.get() == 0,
             Some(run) => {
-                page::with_read(run.read, |a| *a.phase() != Phase::Stopped).unwrap_or(false)
+                client::with_read(run.read, |a| *a.phase() != Phase::Stopped).unwrap_or(false)
             }
         }
     }
@@ -250,7 +250,7 @@ struct Run<T: 'static> {
 
 impl<T: 'static> Drop for Run<T> {
     fn drop(&mut self) {
-        page::forget(self.read);
+        client::forget(self.read);
     }
 }
 
@@ -267,7 +267,7 @@ where
         return;
     }
     let weak = Rc::downgrade(shared);
-    let started = page::start(&shared.scope, shared.policy.clone(), |read| {
+    let started = client::start(&shared.scope, shared.policy.clone(), |read| {
         let run = Rc::new(Run {
             shared: weak,
             read,
@@ -289,7 +289,9 @@ where
 fn leave<T>(shared: &Rc<Shared<T>>) {
     let run = shared.run.borrow().clone();
     if let Some(run) = run {
-        page::input(Some(run.read), |page, now| page.handle_leave(now, run.read));
+        client::input(Some(run.read), |client, now| {
+            client.handle_leave(now, run.read)
+        });
     }
 }
 
@@ -317,8 +319,12 @@ where
                         self.fetch.replace(Some(controller.clone()));
                         leptos::task::spawn_local(attempt(shared, self, controller));
                     }
-                    Err(_) => page::input(Some(self.read), |page, now| {
-                        page.handle_transport_failure(now, self.read, TransportFailure::CannotAbort)
+                    Err(_) => client::input(Some(self.read), |client, now| {
+                        client.handle_transport_failure(
+                            now,
+                            self.read,
+                            TransportFailure::CannotAbort,
+                        )
                     }),
                 }
             }
@@ -334,7 +340,7 @@ where
             }
             Step::Wait { until, reason } => {
                 if owned {
-                    let next = page::with_read(self.read, |a| a.attempts()).unwrap_or(0) + 1;
+                    let next = client::with_read(self.read, |a| a.attempts()).unwrap_or(0) + 1;
                     shared.screens.show_clock(now());
                     shared.screens.show(ReadState::Waiting {
                         next,
@@ -400,13 +406,13 @@ where
     T: ReadData,
 {
     let limit = shared.policy.max_body_bytes();
-    let answer = fetch(&shared.request, limit, &*shared.read, &controller).await;
+    let answer = fetch(&shared.request, limit, &*shared.parse, &controller).await;
     let read = run.read;
     match answer {
         // Our own abort (leave, cancel or cap): nothing arrived, nothing to record.
         Answer::Failed if controller.signal().aborted() => {}
-        Answer::Failed => page::input(Some(read), |page, now| {
-            page.handle_transport_failure(now, read, TransportFailure::Network)
+        Answer::Failed => client::input(Some(read), |client, now| {
+            client.handle_transport_failure(now, read, TransportFailure::Network)
         }),
         // Also where our own abort cut a body short: the action has stopped, so the core
         // records the answer as dropped.
@@ -415,8 +421,8 @@ where
                 run.data.replace(data);
             });
             let wall_clock = wall_clock();
-            page::input(Some(read), |page, now| {
-                page.handle_response(now, read, &response, Some(wall_clock), body)
+            client::input(Some(read), |client, now| {
+                client.handle_response(now, read, &response, Some(wall_clock), body)
             });
         }
     }

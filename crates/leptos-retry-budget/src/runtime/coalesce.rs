@@ -16,38 +16,38 @@ pub(super) struct ReadKey {
     request: ReadRequest,
     policy: RetryPolicy,
     data: TypeId,
-    reader: TypeId,
+    parser: TypeId,
 }
 
-/// A body reader's identity, where it has one.
+/// A body parser's identity, where it has one.
 #[derive(Clone, Copy)]
-pub(super) struct ReaderKind(Option<TypeId>);
+pub(super) struct ParserKind(Option<TypeId>);
 
-impl ReaderKind {
-    /// A reader of type `R`: known by its type where it holds no state (a `fn` item, a closure
+impl ParserKind {
+    /// A parser of type `R`: known by its type where it holds no state (a `fn` item, a closure
     /// that captures nothing), which is stable and unique, unlike a function's address. A
-    /// reader that holds state has no identity: its type alone does not say what it reads.
+    /// parser that holds state has no identity: its type alone does not say what it reads.
     pub(super) fn of<R: 'static>() -> Self {
         Self((size_of::<R>() == 0).then(TypeId::of::<R>))
     }
 }
 
 impl ReadKey {
-    /// The key of a read of `request` on `scope` under `policy`, whose body `reader` reads as
-    /// `T`; `None` where the reader has no identity, so that no other read is the same.
+    /// The key of a read of `request` on `scope` under `policy`, whose body `parser` reads as
+    /// `T`; `None` where the parser has no identity, so that no other read is the same.
     pub(super) fn new<T: 'static>(
         scope: Rc<str>,
         request: &ReadRequest,
         policy: &RetryPolicy,
-        reader: ReaderKind,
+        parser: ParserKind,
     ) -> Option<ReadKey> {
-        let reader = reader.0?;
+        let parser = parser.0?;
         Some(ReadKey {
             scope,
             request: request.clone(),
             policy: policy.clone(),
             data: TypeId::of::<T>(),
-            reader,
+            parser,
         })
     }
 }

@@ -8,7 +8,7 @@ use web_sys::{
 };
 
 use super::origin::is_cross_origin;
-use retry_budget::body::BodyReader;
+use retry_budget::body::LimitedBody;
 use retry_budget::request::{Credentials, ReadRequest};
 use retry_budget::{is_success, BodyProblem, RateLimitFields, Response};
 
@@ -25,7 +25,7 @@ pub(super) enum Answer<T> {
 pub(super) async fn fetch<T>(
     request: &ReadRequest,
     limit: u64,
-    read: &dyn Fn(&[u8]) -> Result<T, BodyProblem>,
+    parse: &dyn Fn(&[u8]) -> Result<T, BodyProblem>,
     controller: &AbortController,
 ) -> Answer<T> {
     let signal = controller.signal();
@@ -62,7 +62,9 @@ pub(super) async fn fetch<T>(
         }
     }
     let body = if is_success(response.status) {
-        read_body(&resp, limit, read, controller).await.map(Some)
+        receive_body(&resp, limit, parse, controller)
+            .await
+            .map(Some)
     } else {
         Ok(None)
     };
@@ -70,12 +72,12 @@ pub(super) async fn fetch<T>(
 }
 
 /// Reads a 2xx body chunk by chunk as it streams in, through the one body rule
-/// ([`BodyReader`]): a declared or counted size past `limit` stops the read and aborts the
+/// ([`LimitedBody`]): a declared or counted size past `limit` stops the read and aborts the
 /// fetch, so a huge body is never held whole.
-async fn read_body<T>(
+async fn receive_body<T>(
     resp: &gloo_net::http::Response,
     limit: u64,
-    read: &dyn Fn(&[u8]) -> Result<T, BodyProblem>,
+    parse: &dyn Fn(&[u8]) -> Result<T, BodyProblem>,
     controller: &AbortController,
 ) -> Result<T, BodyProblem> {
     let too_large = |p| {
@@ -83,10 +85,10 @@ async fn read_body<T>(
         p
     };
     let length = resp.headers().get("content-length");
-    let mut body = BodyReader::new(limit, length.as_deref()).map_err(too_large)?;
+    let mut body = LimitedBody::new(limit, length.as_deref()).map_err(too_large)?;
     // No stream at all: a 204, or a 200 with a null body.
     let Some(stream) = resp.body() else {
-        return body.finish(read);
+        return body.finish(parse);
     };
     let reader = ReadableStreamDefaultReader::new(&stream).map_err(|_| BodyProblem::Interrupted)?;
     loop {
@@ -106,5 +108,5 @@ async fn read_body<T>(
         let room = body.extend(chunk.length() as usize).map_err(too_large)?;
         chunk.copy_to(room);
     }
-    body.finish(read)
+    body.finish(parse)
 }

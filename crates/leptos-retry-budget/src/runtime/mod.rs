@@ -5,11 +5,11 @@
 //! - Elapsed time is `performance.now()`; the wall clock for dates is the response's `Date`
 //!   (read by the core) or `Date.now()`, which the core uses only where the policy trusts it.
 //! - Each attempt is a gloo-net `GET` with its own `AbortController`. The page's one timer
-//!   (`Page::poll_timeout`) is a gloo-timers `Timeout`: at an attempt's cap the core stops the action
+//!   (`Client::poll_timeout`) is a gloo-timers `Timeout`: at an attempt's cap the core stops the action
 //!   as `attempt_timed_out` and the fetch is aborted on the wire; at a wait's end the core
 //!   rechecks the gate against the time now.
 //! - Nothing else retries: gloo-net and `fetch` do not, and this is the one retry owner.
-//! - One [`Page`](retry_budget::Page) per page, and so one scope ledger: every read is on a
+//! - One [`Client`](retry_budget::Client) per page, and so one scope ledger: every read is on a
 //!   scope (the policy's [`with_scope`](retry_budget::RetryPolicy::with_scope) name, else the URL's
 //!   origin). An answer reaches the ledger before its own action decides; a `429`'s
 //!   `Retry-After`, or RateLimit fields that say nothing is left, block the scope, and every
@@ -36,24 +36,24 @@ use std::time::Duration;
 use leptos::prelude::*;
 use serde::de::DeserializeOwned;
 
-use retry_budget::body::read_json;
+use retry_budget::body::parse_json;
 use retry_budget::request::{ReadRequest, RequestError};
 use retry_budget::{BodyProblem, PolicyError, RetryPolicy, StopReport, TraceEvent, WaitReason};
 
 // In the browser, one file a job: a read's lifecycle and steps (`browser`), the page's one
-// `Page` and timer (`page`), the other tabs (`tabs`), identical reads shared (`coalesce`),
+// `Client` and timer (`client`), the other tabs (`tabs`), identical reads shared (`coalesce`),
 // the screens of a read (`screens`), one attempt on the wire (`fetch`), origins (`origin`)
 // and clocks (`time`).
 #[cfg(target_arch = "wasm32")]
 mod browser;
+#[cfg(target_arch = "wasm32")]
+mod client;
 #[cfg(target_arch = "wasm32")]
 mod coalesce;
 #[cfg(target_arch = "wasm32")]
 mod fetch;
 #[cfg(target_arch = "wasm32")]
 mod origin;
-#[cfg(target_arch = "wasm32")]
-mod page;
 #[cfg(target_arch = "wasm32")]
 mod screens;
 #[cfg(target_arch = "wasm32")]
@@ -63,7 +63,7 @@ mod time;
 #[cfg(target_arch = "wasm32")]
 use browser::Driver;
 #[cfg(target_arch = "wasm32")]
-pub use page::{provide_scope_policy, scope_state};
+pub use client::{provide_scope_policy, scope_state};
 #[cfg(target_arch = "wasm32")]
 pub use time::now;
 
@@ -216,8 +216,8 @@ impl<T: 'static> BudgetedRead<T> {
 /// in the browser, and left when that component is cleaned up (unmount or navigation). When the
 /// request changes (a signal it is derived from moves), the running action stops as leaving
 /// stops it, its trace saying the screen moved on, and a new action with a fresh budget reads
-/// the new request. `GET` only: there is no way to send a write. The body is read by
-/// `serde_json` ([`read_json`]); to ship without it, give the type's own reader to
+/// the new request. `GET` only: there is no way to send a write. The body is parsed by
+/// `serde_json` ([`parse_json`]); to ship without it, give the type's own parser to
 /// [`use_budgeted_read`].
 ///
 /// `request` is a [`ReadRequest`] (`ReadRequest::get(url)`, with headers), or a signal of one:
@@ -229,17 +229,18 @@ pub fn use_budgeted_get<T>(
 where
     T: DeserializeOwned + ReadData,
 {
-    use_budgeted_read(request, policy, read_json::<T>)
+    use_budgeted_read(request, policy, parse_json::<T>)
 }
 
-/// [`use_budgeted_get`] with the body read by `read`, as the Palette List screen reads its data
-/// with its own reader (no `serde_json` shipped). `read` may be any closure. Two identical reads (the same request, scope, policy and data) share one
-/// action only where `read` holds no state (a `fn`, or a closure that captures nothing): then
-/// its type says what it does, and is its stable identity.
+/// [`use_budgeted_get`] with the body parsed by `parse`, as the Palette List screen parses its
+/// data with its own parser (no `serde_json` shipped). `parse` may be any closure. Two
+/// identical reads (the same request, scope, policy and data) share one action only where
+/// `parse` holds no state (a `fn`, or a closure that captures nothing): then its type says what
+/// it does, and is its stable identity.
 pub fn use_budgeted_read<T, R>(
     request: impl Into<Signal<ReadRequest>>,
     policy: RetryPolicy,
-    read: R,
+    parse: R,
 ) -> BudgetedRead<T>
 where
     T: ReadData,
@@ -257,7 +258,7 @@ where
         state: view.state.read_only(),
         traced: view.traced.read_only(),
         clock: view.clock.read_only(),
-        driver: Driver::attach(request.into(), policy, read, view),
+        driver: Driver::attach(request.into(), policy, parse, view),
     }
 }
 

@@ -1,11 +1,11 @@
-//! The Palette List's own JSON reader: [`PaletteCollection`] straight from bytes, without
+//! The Palette List's own JSON parser: [`PaletteCollection`] straight from bytes, without
 //! `serde_json`, which an app that embeds only the screen would otherwise ship (about a sixth
 //! of the screen's bytes, most of it float parsing for numbers the data never holds).
 //!
 //! It gives the answer `serde_json::from_slice::<PaletteCollection>` gives, data or
 //! [`BodyProblem`] with the same line and column, so the screen's messages do not depend on which
-//! reader ran: every step below is the step `serde_json` 1.0 takes, named after it, and
-//! `tests/json_reader.rs` holds the two readers to each other on generated bodies. One
+//! parser ran: every step below is the step `serde_json` 1.0 takes, named after it, and
+//! `tests/json_parser.rs` holds the two parsers to each other on generated bodies. One
 //! difference is meant: numbers are read lexically and never made into values (the data holds
 //! none), so a number past an `f64`'s range where a string belongs is JSON of the wrong shape
 //! here, where `serde_json` refuses it as out of range. Like
@@ -34,7 +34,7 @@ enum Kind {
 }
 
 pub(super) fn read(body: &[u8]) -> Result<PaletteCollection, BodyProblem> {
-    let mut r = Reader { s: body, i: 0 };
+    let mut r = Cursor { s: body, i: 0 };
     let read = r.collection().and_then(|c| r.end().map(|()| c));
     read.map_err(|f| match r.place(f) {
         Fail::At(problem) => problem,
@@ -45,14 +45,14 @@ pub(super) fn read(body: &[u8]) -> Result<PaletteCollection, BodyProblem> {
 
 /// Reads the value of a struct's field `k` into the caller's place for it. One code path for
 /// every struct (a `dyn`, not a generic), which a browser downloads once.
-type Field<'r, 'a> = dyn FnMut(&mut Reader<'a>, usize) -> Step<()> + 'r;
+type Field<'r, 'a> = dyn FnMut(&mut Cursor<'a>, usize) -> Step<()> + 'r;
 
-struct Reader<'a> {
+struct Cursor<'a> {
     s: &'a [u8],
     i: usize,
 }
 
-impl<'a> Reader<'a> {
+impl<'a> Cursor<'a> {
     fn collection(&mut self) -> Step<PaletteCollection> {
         let (mut collection, mut palettes) = (String::new(), Vec::new());
         self.record(&["collection", "palettes"], &mut |r, field| {
@@ -163,7 +163,7 @@ impl<'a> Reader<'a> {
     // Typed values: `deserialize_struct`, `deserialize_seq`, `deserialize_str`.
 
     /// A struct of `names.len()` fields (at most 8), as an object or as an array of its values in
-    /// order; `field(reader, k)` reads the value of field `k`. Every field must come once.
+    /// order; `field(cursor, k)` reads the value of field `k`. Every field must come once.
     fn record(&mut self, names: &[&str], field: &mut Field<'_, 'a>) -> Step<()> {
         let Some(peek) = self.whitespace() else {
             return Err(self.peek_error(Kind::Eof));
@@ -223,7 +223,7 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// A list; `item(reader)` reads each element and keeps it.
+    /// A list; `item(cursor)` reads each element and keeps it.
     fn list(&mut self, item: &mut dyn FnMut(&mut Self) -> Step<()>) -> Step<()> {
         let Some(peek) = self.whitespace() else {
             return Err(self.peek_error(Kind::Eof));

@@ -1,25 +1,25 @@
-//! The Palette List's own JSON reader, [`PaletteCollection::from_json`], held to `serde_json`:
+//! The Palette List's own JSON parser, [`PaletteCollection::from_json`], held to `serde_json`:
 //! on every body generated here (palettes, palettes of the wrong shape, unknown keys holding any
 //! JSON, keys given twice or missing, structs written as arrays, escapes good and bad, numbers
 //! at the edge of an `f64`, bytes that are not UTF-8), on every prefix of each, and on each with
 //! one byte changed, the two give the same answer: the same data, or the same problem at the
 //! same line and column. One difference is meant, and only it is let through: a number past an
 //! `f64`'s range where a string belongs, which `serde_json` refuses as out of range and the
-//! palettes reader (which never makes a number's value) finds to be JSON of the wrong shape.
+//! palettes parser (which never makes a number's value) finds to be JSON of the wrong shape.
 //!
 //! `cargo test` runs proptest's default count (256 bodies a property). For a long run:
-//! `PROPTEST_CASES=100000 cargo test --release -p palette-list --test json_reader`.
+//! `PROPTEST_CASES=100000 cargo test --release -p palette-list --test json_parser`.
 #![cfg(not(target_arch = "wasm32"))]
 
 use palette_list::palettes::PaletteCollection;
 use proptest::prelude::*;
-use retry_budget::read_json;
+use retry_budget::parse_json;
 use retry_budget::BodyProblem;
 
-/// Both readers on `body`, which must agree, but for the one meant difference.
+/// Both parsers on `body`, which must agree, but for the one meant difference.
 fn agree(body: &[u8]) -> Result<(), TestCaseError> {
     let own = PaletteCollection::from_json(body);
-    let serde = read_json::<PaletteCollection>(body);
+    let serde = parse_json::<PaletteCollection>(body);
     let shown = || String::from_utf8_lossy(body).into_owned();
     if let (Err(BodyProblem::WrongShape { .. }), Err(BodyProblem::NotJson { .. })) = (&own, &serde)
     {
@@ -254,7 +254,7 @@ fn body() -> impl Strategy<Value = Vec<u8>> {
 
 proptest! {
     #[test]
-    fn the_two_readers_agree_on_every_body(body in body()) {
+    fn the_two_parsers_agree_on_every_body(body in body()) {
         agree(&body)?;
     }
 

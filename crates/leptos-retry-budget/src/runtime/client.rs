@@ -1,8 +1,8 @@
-//! The page's one [`Page`]: every budgeted read on the page and the scope ledger they share.
+//! The page's one [`Client`]: every budgeted read on the page and the scope ledger they share.
 //! This file only does IO for it: it reads the clock for every input, arms the page's one
 //! timer, carries each event to the read it is for, and sends the blocks the page learns to
 //! the other tabs (and takes theirs, and answers a tab that asks what it missed). Every rule of how reads and their ledger meet is the
-//! core's ([`Page`]). Leaving a screen never clears the ledger.
+//! core's ([`Client`]). Leaving a screen never clears the ledger.
 
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -12,8 +12,8 @@ use gloo_timers::callback::Timeout;
 use super::tabs::{Message, Tabs};
 use super::time::{now, timer_ms};
 use retry_budget::{
-    Page, PageEvent, PolicyError, ReadAction, ReadId, RetryPolicy, ScopePolicy, ScopePolicyError,
-    ScopeState, Step,
+    Client, ClientEvent, PolicyError, ReadAction, ReadId, RetryPolicy, ScopePolicy,
+    ScopePolicyError, ScopeState, Step,
 };
 
 /// What carries out one read's steps in the browser: its fetch, its screens.
@@ -25,18 +25,18 @@ pub(super) trait Carrier {
 }
 
 thread_local! {
-    static PAGE: RefCell<Page> = const { RefCell::new(Page::new()) };
+    static CLIENT: RefCell<Client> = const { RefCell::new(Client::new()) };
     /// Who carries out each read's steps.
     static CARRIERS: RefCell<Vec<(ReadId, Weak<dyn Carrier>)>> = const { RefCell::new(Vec::new()) };
-    /// The page's one timer, at [`Page::poll_timeout`]; dropping it clears it.
+    /// The page's one timer, at [`Client::poll_timeout`]; dropping it clears it.
     static TIMER: RefCell<Option<Timeout>> = const { RefCell::new(None) };
     /// The channel to other tabs, opened with the first read or the first look at the ledger.
     static TABS: Option<Tabs> = Tabs::open(|heard| match heard {
-        Message::Block(scope, block) => input(None, |page, now| {
-            page.handle_block(now, &scope, block);
+        Message::Block(scope, block) => input(None, |client, now| {
+            client.handle_block(now, &scope, block);
         }),
         Message::Ask => {
-            let blocks = PAGE.with_borrow(|page| page.running_blocks(now()));
+            let blocks = CLIENT.with_borrow(|client| client.running_blocks(now()));
             TABS.with(|tabs| {
                 if let Some(tabs) = tabs {
                     for (scope, block) in &blocks {
@@ -60,7 +60,7 @@ pub(super) fn start<C: Carrier + 'static>(
     // Each read's own random seed, so reads held back together are released apart.
     let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
     let at = now();
-    let read = PAGE.with_borrow_mut(|page| page.handle_start(at, scope, policy, seed))?;
+    let read = CLIENT.with_borrow_mut(|client| client.handle_start(at, scope, policy, seed))?;
     let carrier = carrier(read);
     let dyn_carrier: Rc<dyn Carrier> = carrier.clone();
     CARRIERS.with_borrow_mut(|c| {
@@ -73,35 +73,35 @@ pub(super) fn start<C: Carrier + 'static>(
 
 /// An input to the page at the time now, for `read` if it is one read's; then every event it
 /// caused is carried out.
-pub(super) fn input(read: Option<ReadId>, handle: impl FnOnce(&mut Page, std::time::Duration)) {
+pub(super) fn input(read: Option<ReadId>, handle: impl FnOnce(&mut Client, std::time::Duration)) {
     let at = now();
-    PAGE.with_borrow_mut(|page| handle(page, at));
+    CLIENT.with_borrow_mut(|client| handle(client, at));
     drive(read);
 }
 
 /// The driver no longer needs `read`: it is left (if it still runs) and forgotten.
 pub(super) fn forget(read: ReadId) {
-    input(Some(read), |page, now| page.handle_leave(now, read));
-    PAGE.with_borrow_mut(|page| page.remove(read));
+    input(Some(read), |client, now| client.handle_leave(now, read));
+    CLIENT.with_borrow_mut(|client| client.remove(read));
     CARRIERS.with_borrow_mut(|c| c.retain(|(r, _)| *r != read));
 }
 
 /// `read`'s action, to look at.
 pub(super) fn with_read<R>(read: ReadId, look: impl FnOnce(&ReadAction) -> R) -> Option<R> {
-    PAGE.with_borrow(|page| page.read(read).map(look))
+    CLIENT.with_borrow(|client| client.read(read).map(look))
 }
 
 /// Gives `scope` the policy its reads on this page share ([`ScopePolicy`]): once, before its
 /// first read. Refused, by name, if it is not valid or the scope already has another.
 pub fn provide_scope_policy(scope: &str, policy: ScopePolicy) -> Result<(), ScopePolicyError> {
-    PAGE.with_borrow_mut(|page| page.handle_scope_policy(scope, policy))
+    CLIENT.with_borrow_mut(|client| client.handle_scope_policy(scope, policy))
 }
 
 /// What the page's ledger knows of `scope` (for a screen that shows it, as the demo does).
 /// From the first call on, the page also hears the blocks of other tabs.
 pub fn scope_state(scope: &str) -> ScopeState {
     TABS.with(|_| {});
-    PAGE.with_borrow(|page| page.scope_state(scope))
+    CLIENT.with_borrow(|client| client.scope_state(scope))
 }
 
 /// Carries out every event the page has decided, in order, then shows the trace of every read
@@ -109,9 +109,9 @@ pub fn scope_state(scope: &str) -> ScopeState {
 /// the page another input: its events are carried out then, in the same order.
 fn drive(read: Option<ReadId>) {
     let mut moved: Vec<ReadId> = read.into_iter().collect();
-    while let Some(event) = PAGE.with_borrow_mut(Page::poll_event) {
+    while let Some(event) = CLIENT.with_borrow_mut(Client::poll_event) {
         match event {
-            PageEvent::Step { read, step } => {
+            ClientEvent::Step { read, step } => {
                 if !moved.contains(&read) {
                     moved.push(read);
                 }
@@ -119,7 +119,7 @@ fn drive(read: Option<ReadId>) {
                     carrier.carry_out(step);
                 }
             }
-            PageEvent::Blocked { scope, block } => TABS.with(|tabs| {
+            ClientEvent::Blocked { scope, block } => TABS.with(|tabs| {
                 if let Some(tabs) = tabs {
                     tabs.post(&scope, block);
                 }
@@ -131,10 +131,10 @@ fn drive(read: Option<ReadId>) {
             carrier.traced();
         }
     }
-    let next = PAGE.with_borrow(Page::poll_timeout);
+    let next = CLIENT.with_borrow(Client::poll_timeout);
     let timer = next.map(|deadline| {
         Timeout::new(timer_ms(deadline.saturating_sub(now())), || {
-            input(None, |page, now| page.handle_timeout(now));
+            input(None, |client, now| client.handle_timeout(now));
         })
     });
     TIMER.replace(timer);

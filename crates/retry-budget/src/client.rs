@@ -1,12 +1,13 @@
-//! The page: every read on one page and the scope ledger they share, as one sans-IO machine.
+//! The client: every read of one client (a browser page, a server process) and the scope ledger
+//! they share, as one sans-IO machine.
 //!
 //! A read ([`ReadAction`]) and its API's ledger (`ScopeLedger`) meet only here, as quinn's
-//! connections meet their endpoint: the driver gives the page its inputs (`handle_*(now, …)`)
-//! and carries out what [`Page::poll_event`] says, arming the one timer of
-//! [`Page::poll_timeout`]. The rules of their meeting are written once, in this file:
+//! connections meet their endpoint: the driver gives the client its inputs (`handle_*(now, …)`)
+//! and carries out what [`Client::poll_event`] says, arming the one timer of
+//! [`Client::poll_timeout`]. The rules of their meeting are written once, in this file:
 //!
 //! - Each scope has one [`ScopePolicy`](super::ScopePolicy), given once
-//!   ([`Page::handle_scope_policy`]): its in-flight limit queues every read on the scope, its
+//!   ([`Client::handle_scope_policy`]): its in-flight limit queues every read on the scope, its
 //!   cap on delayed reads turns new ones away, and its retry tokens are spent by every retry on
 //!   the scope. A 2xx refills the scope's tokens; a read may retry only while a whole token is
 //!   left, and a retry spends one.
@@ -29,13 +30,13 @@ use super::response::Response;
 use super::scope::{Place, ScopeLedger, ScopeState};
 use super::scope_policy::{ScopePolicy, ScopePolicyError};
 
-/// The page's name for one read, unique on the page for as long as the page lives.
+/// The client's name for one read, unique for as long as the client lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ReadId(u64);
 
-/// What the driver must do, in the order the page decided it.
+/// What the driver must do, in the order the client decided it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PageEvent {
+pub enum ClientEvent {
     /// `read` took a step: start its attempt, show its wait or its place in the queue, or stop
     /// it (abort its fetch, show its report).
     Step {
@@ -44,8 +45,9 @@ pub enum PageEvent {
         /// What to do.
         step: Step,
     },
-    /// An answer on this page blocked `scope` for longer than before: tell the page's other
-    /// tabs, whose pages take it with [`Page::handle_block`].
+    /// An answer to this client blocked `scope` for longer than before: tell the other clients
+    /// on the same credentials (a page's other tabs), which take it with
+    /// [`Client::handle_block`].
     Blocked {
         /// The scope.
         scope: String,
@@ -54,7 +56,7 @@ pub enum PageEvent {
     },
 }
 
-/// One read on the page.
+/// One read of the client.
 #[derive(Clone, Debug)]
 struct Entry {
     id: ReadId,
@@ -62,43 +64,44 @@ struct Entry {
     action: ReadAction,
 }
 
-/// Every read on one page and the ledger of the scopes they read.
+/// Every read of one client and the ledger of the scopes they read, as quinn's `Endpoint` holds
+/// its connections. In a browser, one per page; on a server, one per process.
 ///
 /// ```
 /// use std::time::Duration;
-/// use retry_budget::{Page, PageEvent, Response, RetryPolicy, Step};
+/// use retry_budget::{Client, ClientEvent, Response, RetryPolicy, Step};
 ///
 /// let s = Duration::from_secs;
 /// let api = "https://api.example.com";
-/// let mut page = Page::new();
-/// let first = page.handle_start(s(0), api, RetryPolicy::new(), 0).unwrap();
-/// let Some(PageEvent::Step { step: Step::StartAttempt { number: 1, .. }, .. }) = page.poll_event()
+/// let mut client = Client::new();
+/// let first = client.handle_start(s(0), api, RetryPolicy::new(), 0).unwrap();
+/// let Some(ClientEvent::Step { step: Step::StartAttempt { number: 1, .. }, .. }) = client.poll_event()
 /// else { panic!() };
 ///
 /// // A 429 to the first read blocks the API for 10 s, and the first read waits it out.
-/// page.handle_response(s(1), first, &Response::new(429).retry_after("10"), None, Ok(()));
-/// let Some(PageEvent::Blocked { block, .. }) = page.poll_event() else { panic!() };
+/// client.handle_response(s(1), first, &Response::new(429).retry_after("10"), None, Ok(()));
+/// let Some(ClientEvent::Blocked { block, .. }) = client.poll_event() else { panic!() };
 /// assert_eq!(block.until, s(11));
-/// let Some(PageEvent::Step { step: Step::Wait { .. }, .. }) = page.poll_event() else { panic!() };
+/// let Some(ClientEvent::Step { step: Step::Wait { .. }, .. }) = client.poll_event() else { panic!() };
 ///
 /// // A read that starts at 2 s sends nothing before the block ends.
-/// let second = page.handle_start(s(2), api, RetryPolicy::new(), 0).unwrap();
-/// let Some(PageEvent::Step { read, step: Step::Wait { until, .. } }) = page.poll_event()
+/// let second = client.handle_start(s(2), api, RetryPolicy::new(), 0).unwrap();
+/// let Some(ClientEvent::Step { read, step: Step::Wait { until, .. } }) = client.poll_event()
 /// else { panic!() };
 /// assert_eq!((read, until), (second, s(11)));
 /// ```
 #[derive(Clone, Debug, Default)]
-pub struct Page {
+pub struct Client {
     ledger: ScopeLedger,
-    /// A page holds a few reads: a list, in the order they started.
+    /// The reads in the order they started.
     reads: Vec<Entry>,
     /// What the driver has not polled yet, oldest first: a few at a time.
-    events: Vec<PageEvent>,
+    events: Vec<ClientEvent>,
     last_id: u64,
 }
 
-impl Page {
-    /// A page with no reads, and every scope open.
+impl Client {
+    /// A client with no reads, and every scope open.
     pub const fn new() -> Self {
         Self {
             ledger: ScopeLedger::new(),
@@ -181,7 +184,7 @@ impl Page {
         }
         let may_retry = self.ledger.may_retry(scope);
         if let Some(block) = self.ledger.learn(now, scope, response.status, &reading) {
-            self.events.push(PageEvent::Blocked {
+            self.events.push(ClientEvent::Blocked {
                 scope: scope.clone(),
                 block,
             });
@@ -252,7 +255,7 @@ impl Page {
         if !self.ledger.handle_block(scope, block) {
             return false;
         }
-        // A scope no read on the page is on has no one to tell, and no queue.
+        // A scope no read of the client is on has no one to tell, and no queue.
         if let Some(i) = self.reads.iter().position(|e| e.scope == scope) {
             self.tell(now, i, block);
             self.grant(now, i);
@@ -261,7 +264,7 @@ impl Page {
     }
 
     /// What the driver must do next, once; `None` when there is nothing new.
-    pub fn poll_event(&mut self) -> Option<PageEvent> {
+    pub fn poll_event(&mut self) -> Option<ClientEvent> {
         (!self.events.is_empty()).then(|| self.events.remove(0))
     }
 
@@ -280,13 +283,13 @@ impl Page {
         self.index(read).map(|i| &self.reads[i].action)
     }
 
-    /// What the page's ledger knows of `scope`.
+    /// What the client's ledger knows of `scope`.
     pub fn scope_state(&self, scope: &str) -> ScopeState {
         self.ledger.state(scope)
     }
 
-    /// Every scope the page knows to be blocked past `now`, with its block: what a tab that
-    /// missed this page's [`PageEvent::Blocked`] events (one just opened, or restored from the
+    /// Every scope the client knows to be blocked past `now`, with its block: what a tab that
+    /// missed this client's [`ClientEvent::Blocked`] events (one just opened, or restored from the
     /// back/forward cache) needs to hear.
     pub fn running_blocks(&self, now: Duration) -> Vec<(String, ScopeBlock)> {
         (self.ledger.running_blocks(now))
@@ -324,7 +327,7 @@ impl Page {
     fn moved(&mut self, i: usize) {
         let entry = &mut self.reads[i];
         if let Some(step) = entry.action.poll_action() {
-            self.events.push(PageEvent::Step {
+            self.events.push(ClientEvent::Step {
                 read: entry.id,
                 step,
             });
@@ -362,7 +365,7 @@ impl Page {
                     self.reads[i].action.handle_grant(now);
                     self.moved(i);
                 }
-                // Cannot happen (a read holds a place only while the page has it), but a
+                // Cannot happen (a read holds a place only while the client has it), but a
                 // place must never be held by no one.
                 None => self.ledger.handle_attempt_ended(ticket),
             }
