@@ -18,8 +18,7 @@ pub(crate) use palette_list_demo::live;
 pub(crate) use palette_list_model::expect::{compare, line_matches, Comparison};
 pub(crate) use palette_list_model::{Case, Fixture, Replay};
 pub(crate) use retry_budget::{
-    BodyProblem, HeldBy, Outcome, OutcomeKind, Overrun, Priority, RetryPolicy, RetryTokens,
-    ScopePolicy, StopReport,
+    BodyProblem, Outcome, OutcomeKind, RetryPolicy, ScopePolicy, StopReport,
 };
 pub(crate) use wasm_bindgen::JsCast;
 pub(crate) use wasm_bindgen_test::*;

@@ -199,19 +199,30 @@ mod tests {
             p.with_max_waiting(0).validate(),
             Err(ScopePolicyError::NoneWaiting)
         );
-        for (tokens, error) in [
-            (RetryTokens::new(0, 10), ScopePolicyError::NoRetryTokens),
+        for (tokens, error, words) in [
+            (
+                RetryTokens::new(0, 10),
+                ScopePolicyError::NoRetryTokens,
+                "retry_tokens max is 0: no retry could ever be sent; use max_attempts 1 for that",
+            ),
             (
                 RetryTokens::new(1, 0),
                 ScopePolicyError::RefillOutOfRange(0),
+                "retry_tokens refill is 0 %: each success must earn back 1 to 100 % of a token",
             ),
             (
                 RetryTokens::new(1, 101),
                 ScopePolicyError::RefillOutOfRange(101),
+                "retry_tokens refill is 101 %: each success must earn back 1 to 100 % of a token",
             ),
         ] {
-            assert_eq!(p.with_retry_tokens(tokens).validate(), Err(error));
+            assert_eq!(p.with_retry_tokens(tokens).validate(), Err(error.clone()));
+            assert_eq!(error.to_string(), words);
         }
+        assert!(p
+            .with_retry_tokens(RetryTokens::new(10, 10))
+            .validate()
+            .is_ok());
         assert!(p
             .with_retry_tokens(RetryTokens::new(1, 100))
             .validate()

@@ -1583,26 +1583,53 @@ fn retries_spend_the_scopes_tokens_and_successes_earn_them_back() {
     );
 }
 
+/// Moved from the browser suite (`with_its_retry_token_spent_a_read_stops_instead_of_retrying`):
+/// one token pays for one read's first retry, and its second 429 stops it, with no third request.
+#[test]
+fn with_its_one_token_spent_a_read_stops_at_its_second_429() {
+    let mut client = Client::new();
+    let one = ScopePolicy::new().with_retry_tokens(RetryTokens::new(1, 10));
+    client.handle_scope_policy(API, one).unwrap();
+    let read = client.handle_start(T0, API, RetryPolicy::new(), 0).unwrap();
+    let hint = Response::new(429).retry_after("0");
+    client.handle_response(T0 + s(1), read, &hint, None, Ok(()));
+    let Step::Wait { until, .. } = last_step(&mut client, read) else {
+        panic!("the first 429 is retried on the token")
+    };
+    client.handle_timeout(until);
+    assert!(matches!(
+        last_step(&mut client, read),
+        Step::StartAttempt { number: 2, .. }
+    ));
+    client.handle_response(until + s(1), read, &hint, None, Ok(()));
+    let mut steps = Vec::new();
+    while let Some(event) = client.poll_event() {
+        steps.push(event);
+    }
+    let r = client.read(read).unwrap().report().unwrap().clone();
+    assert_eq!(
+        (r.outcome, r.attempts),
+        (
+            Outcome::BudgetExhausted(Overrun::Scope(HeldBy::RetryTokens)),
+            2
+        )
+    );
+    assert!(
+        !steps.iter().any(|e| matches!(
+            e,
+            ClientEvent::Step {
+                step: Step::StartAttempt { .. },
+                ..
+            }
+        )),
+        "no third request: {steps:?}"
+    );
+}
+
+/// The settings themselves are refused by `ScopePolicy::validate` (its own tests, with their
+/// words); here, a client given one.
 #[test]
 fn retry_tokens_are_refused_when_they_cannot_work() {
-    let with = |max, refill| {
-        ScopePolicy::new()
-            .with_retry_tokens(RetryTokens::new(max, refill))
-            .validate()
-            .map_err(|e| e.to_string())
-    };
-    assert_eq!(
-        with(0, 10).unwrap_err(),
-        "retry_tokens max is 0: no retry could ever be sent; use max_attempts 1 for that"
-    );
-    for refill in [0, 101] {
-        assert_eq!(
-            with(10, refill).unwrap_err(),
-            format!("retry_tokens refill is {refill} %: each success must earn back 1 to 100 % of a token")
-        );
-    }
-    assert!(with(10, 10).is_ok() && with(1, 100).is_ok());
-    assert_eq!(ScopePolicy::new().retry_tokens(), None);
     // Refused when given to a client, by name, and the scope keeps no purse.
     let mut client = Client::new();
     let bad = ScopePolicy::new().with_retry_tokens(RetryTokens::new(0, 10));
