@@ -2,7 +2,8 @@
 //! 4 s, then 200) driven through `ReadAction` on a virtual clock, and through a `Client` as the
 //! browser runtime and the model drive it (the ledger read and told of every answer), beside a
 //! baseline of the least a hand-written loop does per answer (parse the status class and
-//! delay-seconds). Run by `scripts/bench.sh` (`cargo bench -p retry-budget --bench core`).
+//! delay-seconds); then one read on a scope of its own among 1 and among 100,000 known scopes,
+//! side by side. Run by `scripts/bench.sh` (`cargo bench -p retry-budget --bench core`).
 
 #[cfg(not(target_arch = "wasm32"))]
 mod bench {
@@ -78,6 +79,42 @@ mod bench {
         waited
     }
 
+    /// A client that knows `known` scopes, each kept by a block that runs for years (a read's
+    /// 429 asked for it, and the read, which could not wait so long, stopped and was removed).
+    fn client_knowing(known: usize) -> Client {
+        let mut client = Client::new();
+        let for_years = Response::new(429).retry_after("100000000");
+        for k in 0..known {
+            let scope = format!("https://kept-{k}.example.com");
+            let read = client
+                .handle_start(S(0), &scope, RetryPolicy::new(), 0)
+                .expect("the SPEC's policy");
+            client.handle_response(S(0), read, &for_years, None, Ok(()));
+            while client.poll_event().is_some() {}
+            client.remove(read);
+        }
+        assert_eq!(client.known_scopes(), known);
+        client
+    }
+
+    /// One read on a scope of its own, as a server reading per-visitor scopes makes them: a
+    /// 429 asking 1 s, the wait, a 200, then the read removed; `n` names the scope and sets the
+    /// time. Returns how many scopes the client knows afterwards.
+    fn read_on_a_new_scope(client: &mut Client, n: u64) -> usize {
+        let at = S(2 * n);
+        let scope = format!("https://visitor-{n}.example.com");
+        let read = client
+            .handle_start(at, &scope, RetryPolicy::new(), 0)
+            .expect("the SPEC's policy");
+        client.handle_response(at, read, &Response::new(429).retry_after("1"), None, Ok(()));
+        while client.poll_event().is_some() {}
+        client.handle_timeout(at + S(1));
+        client.handle_response(at + S(1), read, &Response::new(200), None, Ok(()));
+        while client.poll_event().is_some() {}
+        client.remove(read);
+        client.known_scopes()
+    }
+
     pub fn main() {
         let events = schedule_a() as u64;
         let mut c = Criterion::default().configure_from_args();
@@ -97,6 +134,26 @@ mod bench {
         );
         g.throughput(Throughput::Elements(3));
         g.bench_function("bare loop, baseline (3 answers)", |b| b.iter(bare_loop));
+        g.finish();
+
+        // Finding a scope costs the same however many are known, and a read's scope is
+        // forgotten once it is idle, so the known ones do not grow.
+        let mut g = c.benchmark_group("a read on a scope of its own (429, wait, 200, removed)");
+        for known in [1, 100_000] {
+            let mut client = client_knowing(known);
+            let mut n = 0;
+            g.bench_function(format!("among {known} known scopes"), |b| {
+                b.iter(|| {
+                    n += 1;
+                    read_on_a_new_scope(&mut client, n)
+                })
+            });
+            assert_eq!(
+                client.known_scopes(),
+                known,
+                "the visitors' scopes were forgotten"
+            );
+        }
         g.finish();
         c.final_summary();
     }

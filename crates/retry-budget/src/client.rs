@@ -156,7 +156,7 @@ impl Client {
         });
         let i = self.reads.len() - 1;
         self.moved(i);
-        self.grant(now, i);
+        self.settle(now, i);
         Ok(id)
     }
 
@@ -202,7 +202,7 @@ impl Client {
             self.ledger.spend_retry(&entry.scope);
         }
         self.moved(i);
-        self.grant(now, i);
+        self.settle(now, i);
     }
 
     /// `read`'s attempt failed at `now` before any answer arrived: it stops as
@@ -242,7 +242,7 @@ impl Client {
             {
                 self.reads[i].action.handle_timeout(now);
                 self.moved(i);
-                self.grant(now, i);
+                self.settle(now, i);
             }
             i += 1;
         }
@@ -256,9 +256,12 @@ impl Client {
             return false;
         }
         // A scope no read of the client is on has no one to tell, and no queue.
-        if let Some(i) = self.reads.iter().position(|e| e.scope == scope) {
-            self.tell(now, i, block);
-            self.grant(now, i);
+        match self.reads.iter().position(|e| e.scope == scope) {
+            Some(i) => {
+                self.tell(now, i, block);
+                self.settle(now, i);
+            }
+            None => self.ledger.forget(now, scope),
         }
         true
     }
@@ -288,13 +291,22 @@ impl Client {
         self.ledger.state(scope)
     }
 
-    /// Every scope the client knows to be blocked past `now`, with its block: what a tab that
+    /// Every scope the client knows to be blocked past `now`, with its block, in no particular
+    /// order: what a tab that
     /// missed this client's [`ClientEvent::Blocked`] events (one just opened, or restored from the
     /// back/forward cache) needs to hear.
     pub fn running_blocks(&self, now: Duration) -> Vec<(String, ScopeBlock)> {
         (self.ledger.running_blocks(now))
             .map(|(scope, block)| (scope.to_owned(), block))
             .collect()
+    }
+
+    /// How many scopes the ledger holds now. A scope is forgotten once nothing about it is
+    /// live: no running read, no block or quota window still running, and no policy the app
+    /// gave it (give policies to the scopes an app names, not to one per visitor). A server
+    /// reading per-visitor scopes holds only the live ones.
+    pub fn known_scopes(&self) -> usize {
+        self.ledger.known()
     }
 
     /// Forgets a read that has stopped, and gives back its action (its trace and report). A
@@ -309,7 +321,8 @@ impl Client {
     }
 
     fn index(&self, read: ReadId) -> Option<usize> {
-        self.reads.iter().position(|e| e.id == read)
+        // Names are handed out in increasing order, and the reads are kept in that order.
+        self.reads.binary_search_by_key(&read, |e| e.id).ok()
     }
 
     /// One input to one read, then its step, its place and its scope's grants.
@@ -319,7 +332,7 @@ impl Client {
         };
         handle(&mut self.reads[i].action);
         self.moved(i);
-        self.grant(now, i);
+        self.settle(now, i);
     }
 
     /// Read `i` may have moved: its step (if it took one) goes to the driver, and its place to
@@ -354,6 +367,14 @@ impl Client {
                 self.moved(i);
             }
         }
+    }
+
+    /// After an input to read `on` at `now`: the queued reads on its scope whose turn has come
+    /// start, then the ledger forgets what is no longer live (its scope, if idle, and any scope
+    /// kept only until now).
+    fn settle(&mut self, now: Duration, on: usize) {
+        self.grant(now, on);
+        self.ledger.forget(now, &self.reads[on].scope);
     }
 
     /// Every queued read on read `on`'s scope whose turn has come at `now` starts, in the order

@@ -20,6 +20,7 @@
 //! | | `shown` | how a value a server sent is shown to a reader ([`quoted`]) |
 //! | | `block` | [`ScopeBlock`]: no attempt on a scope starts before its end |
 //! | | `random` | [`SplitMix64`]: the seeded random numbers jitter is drawn from |
+//! | | `scope_map` | where the ledger keeps its scopes by name: a list in a browser, a hash map on a server |
 //! | 2, rules and parsers | `policy` | [`RetryPolicy`]: one read's budget, its `const fn` builders and its validation |
 //! | | `scope_policy` | [`ScopePolicy`]: what one scope's reads share (in flight, delayed, retry tokens) |
 //! | | `clock` | the clock evidence that dates a receipt ([`receipt_clock`]) |
@@ -52,6 +53,7 @@ mod report;
 mod response;
 mod retry_after;
 mod scope;
+mod scope_map;
 mod scope_policy;
 mod seconds;
 mod shown;

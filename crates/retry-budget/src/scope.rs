@@ -16,6 +16,7 @@ use std::time::Duration;
 use super::block::{blocks_scope, BlockCause, ScopeBlock};
 use super::policy::Priority;
 use super::response::Reading;
+use super::scope_map::ScopeMap;
 use super::scope_policy::{RetryTokens, ScopePolicy, ScopePolicyError};
 use super::wait::WaitReason;
 
@@ -64,6 +65,20 @@ impl RetryPurse {
     }
 }
 
+/// Whether nothing about `scope` is live at `now`, so the ledger may forget it: no read holds a
+/// place on it (`places`: in flight, queued, waiting), its block and its quota window have
+/// ended, and the app gave it no policy (a policy, and the retry purse it fills, are kept).
+/// What a forgotten scope knew no longer decides anything: the next read on it finds it open.
+fn is_idle(now: Duration, scope: &str, state: &ScopeState, places: [&Vec<Holder>; 3]) -> bool {
+    let ended = |t: Option<Duration>| t.is_none_or(|t| t <= now);
+    ended(state.block.map(|b| b.until))
+        && ended(state.quota_resets)
+        && state.policy == ScopePolicy::new()
+        && !places
+            .iter()
+            .any(|list| list.iter().any(|h| h.scope == scope))
+}
+
 /// Where one read stands with its scope's places in flight.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Place {
@@ -90,12 +105,13 @@ struct Holder {
     priority: Priority,
 }
 
-/// Every scope's state, keyed by the scope's name (by default the API's origin).
-///
+/// Every live scope's state, keyed by the scope's name (by default the API's origin). A scope
+/// is forgotten once nothing about it is live ([`forget_idle`](Self::forget_idle)), so a
+/// server whose scopes are per visitor holds only the live ones, and finding one costs the same
+/// however many there are.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ScopeLedger {
-    /// A page reads a few APIs: a list, searched in order, is all it needs.
-    scopes: Vec<(String, ScopeState)>,
+    scopes: ScopeMap<ScopeState>,
     /// Every scope's queue, in the order the reads queued.
     queue: Vec<Holder>,
     /// The reads holding a place in flight: their attempt runs, or a place was granted.
@@ -108,7 +124,7 @@ impl ScopeLedger {
     /// An empty ledger: every scope open.
     pub const fn new() -> Self {
         Self {
-            scopes: Vec::new(),
+            scopes: ScopeMap::new(),
             queue: Vec::new(),
             in_flight: Vec::new(),
             waiting: Vec::new(),
@@ -153,6 +169,9 @@ impl ScopeLedger {
                 _ => {
                     state.remaining = Some(quota.remaining);
                     state.quota_resets = resets;
+                    if let Some(until) = resets {
+                        self.scopes.note_expiry(until, scope);
+                    }
                 }
             }
             blocks.extend(quota.spent_for().map(|d| block(d, BlockCause::QuotaSpent)));
@@ -228,6 +247,7 @@ impl ScopeLedger {
             return false;
         }
         state.block = Some(block);
+        self.scopes.note_expiry(block.until, scope);
         true
     }
 
@@ -348,11 +368,26 @@ impl ScopeLedger {
         Some(ticket)
     }
 
-    /// Every scope blocked past `now`, with its block, in the order the ledger learned of them.
+    /// Every scope blocked past `now`, with its block, in no particular order.
     pub(crate) fn running_blocks(&self, now: Duration) -> impl Iterator<Item = (&str, ScopeBlock)> {
         (self.scopes.iter())
-            .filter_map(move |(scope, state)| Some((scope.as_str(), state.block?)))
+            .filter_map(move |(scope, state)| Some((scope, state.block?)))
             .filter(move |(_, block)| block.until > now)
+    }
+
+    /// Forgets, at `now`, what is no longer live ([`is_idle`]): `scope`, which an input just
+    /// touched, and the scopes kept only until a time that has passed (a block's end, a quota
+    /// window's reset).
+    pub(crate) fn forget(&mut self, now: Duration, scope: &str) {
+        let places = [&self.in_flight, &self.queue, &self.waiting];
+        (self.scopes).forget(now, scope, |scope, state| {
+            is_idle(now, scope, state, places)
+        });
+    }
+
+    /// How many scopes the ledger holds now.
+    pub(crate) fn known(&self) -> usize {
+        self.scopes.len()
     }
 
     /// Reads on `scope` delayed now: waiting for their next attempt, or queued.
@@ -390,20 +425,10 @@ impl ScopeLedger {
     }
 
     fn find(&self, scope: &str) -> Option<&ScopeState> {
-        self.scopes
-            .iter()
-            .find(|(s, _)| s == scope)
-            .map(|(_, st)| st)
+        self.scopes.get(scope)
     }
 
     fn entry(&mut self, scope: &str) -> &mut ScopeState {
-        let i = match self.scopes.iter().position(|(s, _)| s == scope) {
-            Some(i) => i,
-            None => {
-                self.scopes.push((scope.to_owned(), ScopeState::default()));
-                self.scopes.len() - 1
-            }
-        };
-        &mut self.scopes[i].1
+        self.scopes.entry(scope)
     }
 }

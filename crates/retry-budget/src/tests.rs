@@ -1794,6 +1794,8 @@ fn a_page_lists_the_blocks_still_running_for_a_tab_that_missed_them() {
             .running_blocks(at)
             .into_iter()
             .map(|(scope, block)| (scope, block.until))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
             .collect::<Vec<_>>()
     };
     assert_eq!(
@@ -1845,4 +1847,62 @@ fn a_read_on_its_own_never_queues() {
         a.poll_action(),
         Some(Step::StartAttempt { number: 1, .. })
     ));
+}
+
+// What the ledger keeps: only what is live.
+
+#[test]
+fn a_scope_is_forgotten_once_nothing_about_it_is_live() {
+    let mut client = Client::new();
+    // A thousand reads, each on a scope of its own: a 429 asking 1 s, the wait, then a 200.
+    for n in 0..1000 {
+        let at = T0 + s(2 * n);
+        let scope = format!("https://visitor-{n}.example.com");
+        let read = client
+            .handle_start(at, &scope, RetryPolicy::new(), 0)
+            .unwrap();
+        let hint = Response::new(429).retry_after("1");
+        client.handle_response(at, read, &hint, None, Ok(()));
+        assert_eq!(
+            client.known_scopes(),
+            1,
+            "the scope is blocked and its read waits"
+        );
+        client.handle_timeout(at + s(1));
+        assert!(is_in_flight(&client, read));
+        client.handle_response(at + s(1), read, &Response::new(200), None, Ok(()));
+        assert!(client.remove(read).is_some());
+    }
+    assert_eq!(client.known_scopes(), 0);
+}
+
+#[test]
+fn a_running_block_or_a_policy_keeps_a_scope_and_an_ended_block_is_forgotten_later() {
+    let mut client = Client::new();
+    let other = "https://other.example.com";
+    client
+        .handle_scope_policy(other, ScopePolicy::new().with_in_flight_limit(2))
+        .unwrap();
+    // A 429 asking 60 s: the read cannot wait so long and stops; the block stays on the scope.
+    let read = client.handle_start(T0, API, RetryPolicy::new(), 0).unwrap();
+    let hint = Response::new(429).retry_after("60");
+    client.handle_response(T0 + s(1), read, &hint, None, Ok(()));
+    assert_eq!(client.read(read).unwrap().phase(), &Phase::Stopped);
+    client.remove(read);
+    assert_eq!(client.known_scopes(), 2);
+    // Inputs on the other scope while the block runs forget nothing.
+    let done = client
+        .handle_start(T0 + s(30), other, RetryPolicy::new(), 0)
+        .unwrap();
+    client.handle_response(T0 + s(31), done, &Response::new(200), None, Ok(()));
+    assert_eq!(client.known_scopes(), 2);
+    assert_eq!(client.scope_state(API).refusals, 1);
+    // The first input after the block's end forgets it; the other scope keeps its policy.
+    let next = client
+        .handle_start(T0 + s(61), other, RetryPolicy::new(), 0)
+        .unwrap();
+    assert!(is_in_flight(&client, next));
+    assert_eq!(client.known_scopes(), 1);
+    assert_eq!(client.scope_state(API), ScopeState::default());
+    assert_eq!(client.scope_state(other).policy.in_flight_limit(), Some(2));
 }
