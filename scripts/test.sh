@@ -35,7 +35,7 @@ done
 trap stop_scenario_api EXIT
 
 # The library crates, in dependency order.
-libraries=(retry-budget leptos-retry-budget palette-list)
+libraries=(retry-budget retry-budget-tokio leptos-retry-budget palette-list)
 
 stage_lint() {
   install_wasm_target
@@ -44,7 +44,7 @@ stage_lint() {
   say "clippy (native)"
   cargo clippy --workspace --all-targets --locked -- -D warnings
   say "clippy (wasm32)"
-  cargo clippy --workspace --exclude scenario-api --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
+  cargo clippy --workspace --exclude scenario-api --exclude retry-budget-tokio --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
   say "clippy (the SSR example: its server with ssr, its browser side with hydrate)"
   cargo clippy --locked -p palette-list-ssr --features ssr -- -D warnings
   cargo clippy --locked -p palette-list-ssr --lib --target wasm32-unknown-unknown --features hydrate -- -D warnings
@@ -65,7 +65,7 @@ stage_package() {
   # (under CARGO_HOME) and what it built by version, as if a registry's crates never changed: an
   # earlier run's build of the same version would stand in for this one. So the unpacked copies
   # go (under registries named by a hash, `-…`), and the check builds in a target of its own.
-  rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/{src,cache}/-*/{retry-budget,leptos-retry-budget,palette-list}-[0-9]*
+  rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/{src,cache}/-*/{retry-budget,retry-budget-tokio,leptos-retry-budget,palette-list}-[0-9]*
   rm -rf "$root/target/publish-check"
   CARGO_TARGET_DIR="$root/target/publish-check" cargo publish --dry-run --locked --allow-dirty "${p[@]}"
   for c in "${libraries[@]}"; do

@@ -1,0 +1,72 @@
+//! One attempt on the wire: the request as the read describes it, the headers the core reads,
+//! and a 2xx body streamed up to its limit under the core's one body rule. Dropping the future
+//! drops the request, which aborts it.
+
+use retry_budget::request::ReadRequest;
+use retry_budget::{is_success, BodyProblem, LimitedBody, Response};
+
+/// What an attempt came to.
+pub(crate) enum Answer<T> {
+    /// An HTTP response, as the core reads it, and for a 2xx its body parsed (any other
+    /// status's body is not read: `None`).
+    Response(Response, Option<Result<T, BodyProblem>>),
+    /// No HTTP response could be read (the connection failed, or was refused).
+    Failed,
+}
+
+/// Sends `request` once with `http`, and reads the answer: a 2xx's body at most `limit` bytes,
+/// parsed by `parse`.
+pub(crate) async fn send<T>(
+    http: &reqwest::Client,
+    request: &ReadRequest,
+    limit: u64,
+    parse: &(dyn Fn(&[u8]) -> Result<T, BodyProblem> + Sync),
+) -> Answer<T> {
+    let mut builder = http.get(request.url());
+    for (name, value) in request.headers() {
+        builder = builder.header(name, value);
+    }
+    let Ok(mut answer) = builder.send().await else {
+        return Answer::Failed;
+    };
+    let response = core_response(&answer);
+    if !is_success(response.status) {
+        return Answer::Response(response, None);
+    }
+    let length = header(&answer, "content-length");
+    let body = match LimitedBody::new(limit, length.as_deref()) {
+        Ok(mut body) => loop {
+            match answer.chunk().await {
+                Ok(Some(chunk)) => {
+                    if let Err(problem) = body.push(&chunk) {
+                        // Past the limit: the rest is never read (the request is dropped).
+                        break Err(problem);
+                    }
+                }
+                Ok(None) => break body.finish(parse),
+                Err(_) => break Err(BodyProblem::Interrupted),
+            }
+        },
+        Err(problem) => Err(problem),
+    };
+    Answer::Response(response, Some(body))
+}
+
+/// The status and the headers the core reads: `Retry-After`, `Date` and the RateLimit fields.
+/// A server's answer is never cross-origin: nothing hides a header from it.
+fn core_response(answer: &reqwest::Response) -> Response {
+    let mut response = Response::new(answer.status().as_u16());
+    response.retry_after = header(answer, "retry-after");
+    response.date = header(answer, "date");
+    for (name, value) in answer.headers() {
+        // Only the RateLimit fields are kept; `set` says which names are those.
+        let _ = (response.rate_limit).set(name.as_str(), String::from_utf8_lossy(value.as_bytes()));
+    }
+    response
+}
+
+/// A header's value, as text: bytes that are not UTF-8 are kept as replacement characters, so
+/// the core finds the value invalid rather than missing.
+fn header(answer: &reqwest::Response, name: &str) -> Option<String> {
+    (answer.headers().get(name)).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+}

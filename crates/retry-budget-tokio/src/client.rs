@@ -1,0 +1,305 @@
+//! One process's reads: the core's [`Client`](retry_budget::Client) behind a lock, one timer
+//! task, and for each read a future that carries out its steps. This file only does IO: it
+//! reads the clock for every input, carries each event to the read it is for, and arms the one
+//! timer; every rule of how reads and their ledger meet is the core's.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::{Duration, SystemTime};
+
+use retry_budget::request::ReadRequest;
+use retry_budget::{
+    BodyProblem, ClientEvent, Outcome, PolicyError, ReadId, RetryPolicy, ScopePolicy,
+    ScopePolicyError, ScopeState, Step, StopReport, TransportFailure,
+};
+use tokio::sync::{mpsc, Notify};
+use tokio::time::Instant;
+
+use crate::attempt::{self, Answer};
+use crate::error::ReadError;
+use crate::origins::AllowedOrigins;
+
+/// One process's reads of rate-limited APIs, and the one ledger they share: a `429` met by one
+/// read (one render of one visitor) holds back every read on its scope, queued reads are
+/// granted under the scope's in-flight limit, and past its cap on waiting reads a new read
+/// stops at once. Clones share it; make one per process.
+///
+/// It reads only from the origins it was given ([`AllowedOrigins`]); every other URL is refused
+/// by name before anything is sent, and so is a redirect to one.
+#[derive(Clone)]
+pub struct Client {
+    shared: Arc<Shared>,
+}
+
+/// What a read that loaded gives: the data, and how the read went (its attempts, its time).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loaded<T> {
+    /// The data.
+    pub data: T,
+    /// How the read ended (`succeeded`).
+    pub report: StopReport,
+}
+
+struct Shared {
+    core: Mutex<Core>,
+    http: reqwest::Client,
+    allowed: AllowedOrigins,
+    /// The driver's clock starts here: `now` is the time since.
+    origin: Instant,
+    /// Wakes the timer task: the earliest timer may have moved, or the client is gone.
+    timer: Arc<Notify>,
+    seeds: RandomState,
+}
+
+struct Core {
+    client: retry_budget::Client,
+    /// Where each running read's steps go.
+    reads: HashMap<ReadId, mpsc::UnboundedSender<Step>>,
+    timer_started: bool,
+}
+
+impl Client {
+    /// A client that reads only from `allowed`, through a `reqwest` client of its own that
+    /// follows a redirect only to an allowed origin.
+    pub fn new(allowed: AllowedOrigins) -> Self {
+        let redirects = allowed.clone();
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::custom(move |to| {
+                if to.previous().len() < 10 && redirects.allows(to.url()) {
+                    to.follow()
+                } else {
+                    to.stop()
+                }
+            }))
+            .build()
+            .unwrap_or_default();
+        Self::with_http(allowed, http)
+    }
+
+    /// The same, through the app's own `reqwest` client (its TLS, its proxy). Keep its
+    /// redirects within `allowed`: this client checks each read's URL, not where the app's
+    /// client is redirected.
+    pub fn with_http(allowed: AllowedOrigins, http: reqwest::Client) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                core: Mutex::new(Core {
+                    client: retry_budget::Client::new(),
+                    reads: HashMap::new(),
+                    timer_started: false,
+                }),
+                http,
+                allowed,
+                origin: Instant::now(),
+                timer: Arc::new(Notify::new()),
+                seeds: RandomState::new(),
+            }),
+        }
+    }
+
+    /// Gives `scope` the policy its reads share, once ([`retry_budget::Client::handle_scope_policy`]).
+    pub fn scope_policy(&self, scope: &str, policy: ScopePolicy) -> Result<(), ScopePolicyError> {
+        self.shared.lock().client.handle_scope_policy(scope, policy)
+    }
+
+    /// What the ledger knows of `scope` now.
+    pub fn scope_state(&self, scope: &str) -> ScopeState {
+        self.shared.lock().client.scope_state(scope)
+    }
+
+    /// How many scopes the ledger holds now ([`retry_budget::Client::known_scopes`]).
+    pub fn known_scopes(&self) -> usize {
+        self.shared.lock().client.known_scopes()
+    }
+
+    /// Reads `request` under `policy`, its body parsed by `parse`: attempts, waits and stops as
+    /// the core decides, on this process's one ledger (the scope is the policy's, or the URL's
+    /// origin). Dropping the future leaves the read (`user_left`): its request in flight is
+    /// dropped, so aborted, and nothing more is sent for it.
+    pub async fn read<T>(
+        &self,
+        request: &ReadRequest,
+        policy: RetryPolicy,
+        parse: impl Fn(&[u8]) -> Result<T, BodyProblem> + Sync,
+    ) -> Result<Loaded<T>, ReadError> {
+        request.validate()?;
+        policy.validate()?;
+        let origin = self.shared.allowed.check(request.url())?;
+        let scope = policy.scope().map_or(origin, str::to_owned);
+        let limit = policy.max_body_bytes();
+        let (steps, mut next) = mpsc::unbounded_channel();
+        let read = self.shared.start(&scope, policy, steps)?;
+        let mut leave = Leave {
+            shared: &self.shared,
+            read,
+            stopped: false,
+        };
+        let mut data = None;
+        let mut step = next_step(&mut next).await;
+        loop {
+            match step {
+                Step::StartAttempt { .. } => {
+                    tokio::select! {
+                        answer = attempt::send(&self.shared.http, request, limit, &parse) => {
+                            data = self.shared.answer(read, answer);
+                            step = next_step(&mut next).await;
+                        }
+                        // The attempt's cap ran out (or the read stopped otherwise): the
+                        // attempt is dropped, which aborts its request.
+                        other = next_step(&mut next) => step = other,
+                    }
+                }
+                Step::Wait { .. } | Step::Queue { .. } => step = next_step(&mut next).await,
+                Step::Stop(report) => {
+                    leave.stopped = true;
+                    self.shared.forget(read);
+                    return match (report.outcome, data) {
+                        (Outcome::Succeeded, Some(data)) => Ok(Loaded { data, report }),
+                        _ => Err(ReadError::Stopped(report)),
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// The read's next step. Its sender is kept in the client until the read is forgotten, after
+/// its stop; without one, no step could come, and the read would wait until dropped.
+async fn next_step(steps: &mut mpsc::UnboundedReceiver<Step>) -> Step {
+    match steps.recv().await {
+        Some(step) => step,
+        None => std::future::pending().await,
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Core> {
+        // A panic while holding the lock leaves the core as it was before the input.
+        self.core
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn now(&self) -> Duration {
+        self.origin.elapsed()
+    }
+
+    /// Starts a read on `scope` whose steps go to `steps`; its first step follows at once.
+    fn start(
+        self: &Arc<Self>,
+        scope: &str,
+        policy: RetryPolicy,
+        steps: mpsc::UnboundedSender<Step>,
+    ) -> Result<ReadId, PolicyError> {
+        let mut core = self.lock();
+        if !core.timer_started {
+            core.timer_started = true;
+            tokio::spawn(run_timer(Arc::downgrade(self), self.timer.clone()));
+        }
+        let seed = self.seeds.hash_one(SystemTime::now());
+        let read = core.client.handle_start(self.now(), scope, policy, seed)?;
+        core.reads.insert(read, steps);
+        self.carry_out(core);
+        Ok(read)
+    }
+
+    /// One input to the core at the time now, then its events carried to their reads.
+    fn input(&self, handle: impl FnOnce(&mut retry_budget::Client, Duration)) {
+        let mut core = self.lock();
+        handle(&mut core.client, self.now());
+        self.carry_out(core);
+    }
+
+    /// Carries every event the core decided to the read it is for, then wakes the timer (the
+    /// earliest timer may have moved).
+    fn carry_out(&self, mut core: MutexGuard<'_, Core>) {
+        while let Some(event) = core.client.poll_event() {
+            // A block needs no telling: every read of this process shares the ledger.
+            if let ClientEvent::Step { read, step } = event {
+                if let Some(steps) = core.reads.get(&read) {
+                    // A read whose future is gone has left; its steps have no one to reach.
+                    let _ = steps.send(step);
+                }
+            }
+        }
+        drop(core);
+        self.timer.notify_one();
+    }
+
+    /// The answer to `read`'s attempt: the core hears it; the data, for a usable 2xx.
+    fn answer<T>(&self, read: ReadId, answer: Answer<T>) -> Option<T> {
+        match answer {
+            Answer::Response(response, body) => {
+                let (verdict, data) = match body {
+                    None => (Ok(()), None),
+                    Some(Ok(data)) => (Ok(()), Some(data)),
+                    Some(Err(problem)) => (Err(problem), None),
+                };
+                let wall_clock = SystemTime::now();
+                self.input(|c, now| {
+                    c.handle_response(now, read, &response, Some(wall_clock), verdict)
+                });
+                data
+            }
+            Answer::Failed => {
+                self.input(|c, now| {
+                    c.handle_transport_failure(now, read, TransportFailure::Network)
+                });
+                None
+            }
+        }
+    }
+
+    /// Forgets a stopped read, and where its steps went.
+    fn forget(&self, read: ReadId) {
+        let mut core = self.lock();
+        core.reads.remove(&read);
+        core.client.remove(read);
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // The timer task holds the client weakly: woken, it finds it gone and ends.
+        self.timer.notify_one();
+    }
+}
+
+/// A read whose future is dropped before its stop leaves: the core stops it (`user_left`), and
+/// it is forgotten.
+struct Leave<'a> {
+    shared: &'a Arc<Shared>,
+    read: ReadId,
+    stopped: bool,
+}
+
+impl Drop for Leave<'_> {
+    fn drop(&mut self) {
+        if !self.stopped {
+            let read = self.read;
+            self.shared.input(|c, now| c.handle_leave(now, read));
+            self.shared.forget(read);
+        }
+    }
+}
+
+/// The process's one timer: it sleeps until the core's earliest timer, fires it, and sleeps
+/// again; woken early whenever an input may have moved it. It ends once the client is gone.
+async fn run_timer(shared: Weak<Shared>, wake: Arc<Notify>) {
+    loop {
+        let next = match shared.upgrade() {
+            Some(s) => s.lock().client.poll_timeout().map(|t| s.origin + t),
+            None => return,
+        };
+        match next {
+            Some(at) => tokio::select! {
+                () = tokio::time::sleep_until(at) => match shared.upgrade() {
+                    Some(s) => s.input(|c, now| c.handle_timeout(now)),
+                    None => return,
+                },
+                () = wake.notified() => {}
+            },
+            None => wake.notified().await,
+        }
+    }
+}

@@ -1,0 +1,21 @@
+#![doc = include_str!("../README.md")]
+//!
+//! ## Inside
+//!
+//! - `client`: [`Client`], one process's reads and the one ledger they share, with its one
+//!   timer task; the rules are all the core's ([`retry_budget::Client`]).
+//! - `attempt`: one attempt on the wire, through `reqwest`: the headers the core reads, and a
+//!   2xx body streamed up to its limit under the core's body rule ([`retry_budget::LimitedBody`]).
+//! - `origins`: the origins a server may read, and the URLs it refuses.
+//! - `error`: why a read did not load.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod attempt;
+mod client;
+mod error;
+mod origins;
+
+pub use client::{Client, Loaded};
+pub use error::{OriginError, ReadError};
+pub use origins::AllowedOrigins;

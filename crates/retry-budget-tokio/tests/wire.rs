@@ -1,0 +1,256 @@
+//! The driver over real loopback sockets, against the scenario API in this process, counted
+//! where the requests arrive.
+
+use std::time::Duration;
+
+use retry_budget::request::ReadRequest;
+use retry_budget::{parse_json, BodyProblem, HeldBy, Outcome, OutcomeKind, Overrun, RetryPolicy};
+use retry_budget_tokio::{AllowedOrigins, Client, OriginError, ReadError};
+use serde_json::Value;
+
+/// Short cases, so each test takes at most a few seconds.
+const FIXTURE: &str = r##"{
+  "policy": { "budget_s": 10, "max_attempts": 3, "attempt_cap_s": 2, "retry_statuses": [429],
+              "min_wait_s": 0.5, "fallback_waits_s": [1] },
+  "request": { "method": "GET", "path": "/palettes", "query": { "collection": "coast" } },
+  "cases": [
+    { "id": "quick", "attempts": [
+        { "duration_s": 0.1, "status": 429, "headers": { "Retry-After": "0" } },
+        { "duration_s": 0.1, "status": 200, "body": "coast" } ] },
+    { "id": "far", "attempts": [
+        { "duration_s": 0.1, "status": 429, "headers": { "Retry-After": "30" } } ] },
+    { "id": "slow", "attempts": [ { "duration_s": 1.5, "status": 200, "body": "coast" } ] },
+    { "id": "silent", "attempts": [ { "failure": "no_answer" } ] },
+    { "id": "endless", "attempts": [ { "duration_s": 0.1, "status": 200, "body_bytes": 200000 } ] }
+  ],
+  "bodies": { "coast": { "collection": "coast", "palettes": [ { "id": "a", "name": "A", "colors": ["#000000"] } ] } }
+}"##;
+
+/// The policy the tests read under: 10 s, 3 attempts, a 2 s cap, a 0.5 s floor.
+fn policy() -> RetryPolicy {
+    RetryPolicy::new()
+        .with_budget(Duration::from_secs(10))
+        .with_attempt_cap(Duration::from_secs(2))
+        .with_min_wait(Duration::from_millis(500))
+}
+
+/// The scenario API on a free loopback port; its origin.
+async fn serve() -> String {
+    let scenarios = scenario_api::Scenarios::new(vec![FIXTURE.to_owned()]).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(scenario_api::serve(
+        listener,
+        scenarios.router(),
+        std::future::pending(),
+    ));
+    origin
+}
+
+/// A JSON answer from the scenario API's own routes.
+async fn json(request: reqwest::RequestBuilder) -> Value {
+    let bytes = request.send().await.unwrap().bytes().await.unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+/// A new run of case `id`; the URL of its palettes.
+async fn run(origin: &str, id: &str) -> String {
+    let http = reqwest::Client::new();
+    let made = json(http.post(format!("{origin}/runs?scenario={id}"))).await;
+    format!(
+        "{origin}{}/palettes?collection=coast",
+        made["base"].as_str().unwrap()
+    )
+}
+
+/// What reached a run: each request's state (`answered`, `aborted`, `in_flight`).
+async fn reached(palettes: &str) -> Vec<String> {
+    let report = palettes.trim_end_matches("/palettes?collection=coast");
+    let report = json(reqwest::Client::new().get(report)).await;
+    (report["requests"].as_array().unwrap().iter())
+        .map(|r| r["state"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn client(origin: &str) -> Client {
+    Client::new(AllowedOrigins::new([origin]).unwrap())
+}
+
+#[tokio::test]
+async fn a_429_is_waited_out_and_the_data_loads() {
+    let origin = serve().await;
+    let url = run(&origin, "quick").await;
+    let loaded = client(&origin)
+        .read(&ReadRequest::get(&url), policy(), parse_json::<Value>)
+        .await
+        .unwrap();
+    assert_eq!(loaded.data["palettes"][0]["name"], "A");
+    assert_eq!(
+        (loaded.report.outcome, loaded.report.attempts),
+        (Outcome::Succeeded, 2)
+    );
+    // The floor, not the server's 0 s, set the wait.
+    assert!(loaded.report.waited_time >= Duration::from_millis(500));
+    assert_eq!(reached(&url).await, ["answered", "answered"]);
+}
+
+#[tokio::test]
+async fn a_retry_after_past_the_budget_stops_at_once_and_sends_nothing_more() {
+    let origin = serve().await;
+    let url = run(&origin, "far").await;
+    let stopped = client(&origin)
+        .read(&ReadRequest::get(&url), policy(), parse_json::<Value>)
+        .await
+        .unwrap_err();
+    let ReadError::Stopped(report) = stopped else {
+        panic!("{stopped:?}")
+    };
+    assert_eq!(
+        report.outcome,
+        Outcome::BudgetExhausted(Overrun::ServerDelay(Duration::from_secs(30)))
+    );
+    assert_eq!(reached(&url).await, ["answered"]);
+}
+
+#[tokio::test]
+async fn an_attempt_is_aborted_at_its_cap() {
+    let origin = serve().await;
+    let url = run(&origin, "silent").await;
+    let stopped = client(&origin)
+        .read(&ReadRequest::get(&url), policy(), parse_json::<Value>)
+        .await
+        .unwrap_err();
+    let ReadError::Stopped(report) = stopped else {
+        panic!("{stopped:?}")
+    };
+    assert_eq!(
+        report.outcome,
+        Outcome::AttemptTimedOut {
+            cap: Duration::from_secs(2)
+        }
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(reached(&url).await, ["aborted"]);
+}
+
+#[tokio::test]
+async fn a_dropped_read_aborts_its_request_and_sends_nothing_more() {
+    let origin = serve().await;
+    let url = run(&origin, "slow").await;
+    let client = client(&origin);
+    let request = ReadRequest::get(&url);
+    let read = client.read(&request, policy(), parse_json::<Value>);
+    let timed_out = tokio::time::timeout(Duration::from_millis(300), read).await;
+    assert!(timed_out.is_err(), "the read was still running");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(reached(&url).await, ["aborted"]);
+    // It left the ledger at once, as leaving does: no place held in flight until its cap.
+    assert_eq!(client.scope_state(&origin).in_flight, 0);
+    assert_eq!(
+        client.known_scopes(),
+        0,
+        "nothing of it is left in the ledger"
+    );
+}
+
+#[tokio::test]
+async fn a_body_past_its_limit_is_not_read_whole() {
+    let origin = serve().await;
+    let url = run(&origin, "endless").await;
+    let small = policy().with_max_body_bytes(1000);
+    let stopped = client(&origin)
+        .read(&ReadRequest::get(&url), small, parse_json::<Value>)
+        .await
+        .unwrap_err();
+    let ReadError::Stopped(report) = stopped else {
+        panic!("{stopped:?}")
+    };
+    assert_eq!(
+        report.outcome,
+        Outcome::UnreadableResponse(BodyProblem::TooLarge { limit: 1000 })
+    );
+}
+
+#[tokio::test]
+async fn one_ledger_a_429_to_one_read_holds_back_the_others() {
+    let origin = serve().await;
+    let http = reqwest::Client::new();
+    // One request per 2 s window, already spent: the first read is told to wait.
+    let made = json(http.post(format!("{origin}/limits?quota=1&window_s=2&spent=1"))).await;
+    let base = format!("{origin}{}", made["base"].as_str().unwrap());
+    let client = client(&origin);
+    // Two reads of one URL: on a server, each is its own read (no coalescing).
+    let first = ReadRequest::get(format!("{base}/palettes?collection=coast"));
+    let second = first.clone();
+    let later = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        client.read(&second, policy(), parse_json::<Value>).await
+    };
+    let (a, b) = tokio::join!(client.read(&first, policy(), parse_json::<Value>), later);
+    let log = json(http.get(&base)).await;
+    let seen: Vec<(u64, u64)> = (log["requests"].as_array().unwrap().iter())
+        .map(|r| {
+            (
+                r["arrived_ms"].as_u64().unwrap(),
+                r["status"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // The first read's 429, then nothing until the window resets at 2 s: the second read,
+    // started during the block, sent nothing before its end.
+    assert_eq!(seen[0].1, 429, "{seen:?}");
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert!(seen[1..].iter().all(|r| r.0 >= 1_900), "{seen:?}");
+    // Each read loads, or stops saying the scope held it back; neither sent during the block.
+    for read in [a, b] {
+        match read {
+            Ok(loaded) => assert_eq!(loaded.report.outcome, Outcome::Succeeded),
+            Err(ReadError::Stopped(report)) => assert!(
+                matches!(
+                    report.outcome,
+                    Outcome::BudgetExhausted(Overrun::Scope(HeldBy::Block { .. }))
+                ),
+                "{report:?}"
+            ),
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_url_on_an_origin_not_allowed_is_refused_before_anything_is_sent() {
+    let origin = serve().await;
+    let client = client("https://api.example.com");
+    let url = run(&origin, "quick").await;
+    let refused = client
+        .read(&ReadRequest::get(&url), policy(), parse_json::<Value>)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused,
+        ReadError::Origin(OriginError::NotAllowed(origin.clone()))
+    );
+    assert_eq!(
+        refused.to_string(),
+        format!("the URL is refused: its origin, {origin}, is not one this server may read")
+    );
+    assert!(reached(&url).await.is_empty());
+    let kind = |r: Result<_, ReadError>| match r {
+        Err(ReadError::Stopped(report)) => Some(report.outcome.kind()),
+        _ => None,
+    };
+    // A policy the core refuses is refused by name too, and never stops as an outcome.
+    let none = policy().with_max_attempts(0);
+    let refused = client
+        .read(
+            &ReadRequest::get("https://api.example.com/x"),
+            none,
+            parse_json::<Value>,
+        )
+        .await;
+    assert_eq!(kind(refused.clone()), None::<OutcomeKind>);
+    assert_eq!(
+        refused.unwrap_err().to_string(),
+        "the policy is not valid: max_attempts is 0: at least one attempt is needed"
+    );
+}
