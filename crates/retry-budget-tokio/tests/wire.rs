@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use retry_budget::request::ReadRequest;
-use retry_budget::{parse_json, BodyProblem, HeldBy, Outcome, OutcomeKind, Overrun, RetryPolicy};
+use retry_budget::{
+    parse_json, BodyProblem, HeldBy, Outcome, OutcomeKind, Overrun, RetryPolicy, ScopePolicy,
+};
 use retry_budget_tokio::{AllowedOrigins, Client, OriginError, ReadError};
 use serde_json::Value;
 
@@ -215,6 +217,74 @@ async fn one_ledger_a_429_to_one_read_holds_back_the_others() {
             Err(other) => panic!("{other:?}"),
         }
     }
+}
+
+#[tokio::test]
+async fn the_scopes_in_flight_limit_holds_across_reads_and_past_its_cap_a_read_stops_at_once() {
+    let origin = serve().await;
+    let http = reqwest::Client::new();
+    // Every answer held 300 ms: reads that went at once would overlap at the API.
+    let made = json(http.post(format!(
+        "{origin}/limits?quota=100&window_s=60&answer_ms=300"
+    )))
+    .await;
+    let base = format!("{origin}{}", made["base"].as_str().unwrap());
+    let client = client(&origin);
+    let one_at_a_time = ScopePolicy::new()
+        .with_in_flight_limit(1)
+        .with_max_waiting(2);
+    client.scope_policy(&origin, one_at_a_time).unwrap();
+    let request = ReadRequest::get(format!("{base}/palettes?collection=coast"));
+    let reads: Vec<_> = (0..4)
+        .map(|_| client.read(&request, policy(), parse_json::<Value>))
+        .collect();
+    let results = futures_join_all(reads).await;
+    // One in flight, two queued behind it, and the fourth turned away before any request.
+    let outcomes: Vec<OutcomeKind> = results
+        .iter()
+        .map(|r| match r {
+            Ok(loaded) => loaded.report.outcome.kind(),
+            Err(ReadError::Stopped(report)) => report.outcome.kind(),
+            Err(other) => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            OutcomeKind::Succeeded,
+            OutcomeKind::Succeeded,
+            OutcomeKind::Succeeded,
+            OutcomeKind::BudgetExhausted
+        ]
+    );
+    let log = json(http.get(&base)).await;
+    let in_flight: Vec<u64> = (log["requests"].as_array().unwrap().iter())
+        .map(|r| r["in_flight"].as_u64().unwrap())
+        .collect();
+    assert_eq!(in_flight, [1, 1, 1], "one at a time, three requests");
+    assert_eq!(client.known_scopes(), 1, "the scope keeps its policy");
+}
+
+/// Polls the futures together, in this task, and gives their outputs in order.
+async fn futures_join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut futures: Vec<_> = futures.into_iter().map(Box::pin).collect();
+    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        for (future, output) in futures.iter_mut().zip(outputs.iter_mut()) {
+            if output.is_none() {
+                if let std::task::Poll::Ready(o) = future.as_mut().poll(cx) {
+                    *output = Some(o);
+                }
+            }
+        }
+        if outputs.iter().all(Option::is_some) {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+    outputs.into_iter().flatten().collect()
 }
 
 #[tokio::test]
