@@ -152,6 +152,11 @@ enum Fields<'a> {
         reason: &'static str,
     },
     MovedOn,
+    HandedOver {
+        attempts: u32,
+        #[serde(serialize_with = "seconds")]
+        wait_s: Duration,
+    },
     Stopped {
         outcome: &'static str,
         last_status: Option<u16>,
@@ -241,6 +246,10 @@ impl<'a> EventJson<'a> {
                 },
             },
             Event::MovedOn => Fields::MovedOn,
+            &Event::HandedOver { attempts, wait } => Fields::HandedOver {
+                attempts,
+                wait_s: wait,
+            },
             Event::Stopped(r) => Fields::Stopped {
                 outcome: r.outcome.name(),
                 last_status: r.last_response.as_ref().map(|l| l.status),

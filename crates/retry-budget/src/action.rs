@@ -4,6 +4,7 @@ use std::time::{Duration, SystemTime};
 
 use super::block::ScopeBlock;
 use super::clock::ClockSource;
+use super::hand_over::HandOver;
 use super::policy::{is_success, PolicyError, RetryPolicy};
 use super::random::SplitMix64;
 use super::report::{
@@ -179,6 +180,70 @@ impl ReadAction {
             Outcome::BudgetExhausted(Overrun::Scope(HeldBy::Crowd { max })),
         );
         Ok(action)
+    }
+
+    /// [`resume`](Self::resume) on a scope: `block` and `in_flight_limit` are the scope's, as
+    /// for [`start_under`](Self::start_under).
+    pub(crate) fn resume_under(
+        now: Duration,
+        origin: Duration,
+        policy: RetryPolicy,
+        hand_over: &HandOver,
+        block: Option<ScopeBlock>,
+        in_flight_limit: Option<u32>,
+    ) -> Result<Self, PolicyError> {
+        let mut action = Self::started(origin.min(now), policy, None, 0)?;
+        action.scope_block = block;
+        action.in_flight_limit = in_flight_limit;
+        action.attempts = hand_over.attempts;
+        action.last_response = hand_over.last_response.clone();
+        action.record(
+            now,
+            Event::HandedOver {
+                attempts: hand_over.attempts,
+                wait: hand_over.wait,
+            },
+        );
+        if action.attempts >= action.policy.max_attempts() {
+            action.stop(now, Outcome::AttemptsExhausted);
+            return Ok(action);
+        }
+        let reason = hand_over.reason.clone();
+        let Some(until) = now.checked_add(hand_over.wait).filter(|t| action.fits(*t)) else {
+            let overrun = match reason.requested() {
+                Some(delay) => Overrun::ServerDelay(delay),
+                None => Overrun::LocalWait,
+            };
+            action.stop(now, Outcome::BudgetExhausted(overrun));
+            return Ok(action);
+        };
+        match action.scope_block.filter(|b| b.until > until) {
+            Some(block) => action.wait_for_scope(now, block),
+            None => action.begin_wait(now, until, Duration::ZERO, reason),
+        }
+        Ok(action)
+    }
+
+    /// Goes on at `now` with an action another client handed over while it waited (a server's
+    /// render, [`HandOver`]): the same attempts, counted against the same `policy`. The two
+    /// clocks share no origin, so both unknowns are taken on the safe side:
+    ///
+    /// - the next attempt starts no earlier than the hand-over's whole remaining wait after
+    ///   `now`, the moment the hand-over is read, which is after the moment it was written:
+    ///   never early;
+    /// - the deadline is counted from `origin`, a moment on this clock no later than the
+    ///   action's true start (in a browser, the page's time origin: the navigation began before
+    ///   the server started the read): never late.
+    ///
+    /// With no attempt left, or no room for the next one with its full cap, it stops at once,
+    /// with no request. The rule and its proof are in the [contract](crate::contract).
+    pub fn resume(
+        now: Duration,
+        origin: Duration,
+        policy: RetryPolicy,
+        hand_over: &HandOver,
+    ) -> Result<Self, PolicyError> {
+        Self::resume_under(now, origin, policy, hand_over, None, None)
     }
 
     /// A valid action, its start traced, that has decided nothing yet.

@@ -23,12 +23,14 @@
 use std::time::{Duration, SystemTime};
 
 use super::action::{Phase, ReadAction, Step};
-use super::block::ScopeBlock;
+use super::block::{blocks_scope, BlockCause, ScopeBlock};
+use super::hand_over::HandOver;
 use super::policy::{is_success, PolicyError, RetryPolicy};
 use super::report::{BodyProblem, TransportFailure};
 use super::response::Response;
 use super::scope::{Place, ScopeLedger, ScopeState};
 use super::scope_policy::{ScopePolicy, ScopePolicyError};
+use super::wait::WaitReason;
 
 /// The client's name for one read, unique for as long as the client lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -147,6 +149,11 @@ impl Client {
             Some(max) => ReadAction::turned_away(now, policy, max)?,
             None => ReadAction::start_under(now, policy, block, shared.in_flight_limit(), seed)?,
         };
+        Ok(self.add(now, scope, action))
+    }
+
+    /// A new read on `scope`, named and added; its first step follows.
+    fn add(&mut self, now: Duration, scope: &str, action: ReadAction) -> ReadId {
         self.last_id += 1;
         let id = ReadId(self.last_id);
         self.reads.push(Entry {
@@ -157,7 +164,58 @@ impl Client {
         let i = self.reads.len() - 1;
         self.moved(i);
         self.settle(now, i);
-        Ok(id)
+        id
+    }
+
+    /// A read another client handed over while it waited (a server's render,
+    /// [`HandOver`]) goes on here at `now`, on `scope` under `policy`, as
+    /// [`ReadAction::resume`] says: never early, never late, with `origin` a moment on this
+    /// clock no later than the read's true start. A block the hand-over's wait came from (a
+    /// `429`'s, or the scope's) first seeds the ledger, ending when that wait ends, so every
+    /// read on the scope respects it, and `Blocked` tells the other tabs.
+    pub fn handle_resume(
+        &mut self,
+        now: Duration,
+        origin: Duration,
+        scope: &str,
+        policy: RetryPolicy,
+        hand_over: &HandOver,
+    ) -> Result<ReadId, PolicyError> {
+        policy.validate()?;
+        let status = hand_over.last_response.as_ref().map(|l| l.status);
+        let cause = match hand_over.reason {
+            WaitReason::ServerDelay(asked) | WaitReason::ServerDate { delay: asked, .. }
+                if status.is_some_and(blocks_scope) =>
+            {
+                Some((asked, BlockCause::TooManyRequests))
+            }
+            WaitReason::ScopeBlocked { asked, cause, .. } => Some((asked, cause)),
+            _ => None,
+        };
+        if let Some((asked, cause)) = cause {
+            let block = ScopeBlock {
+                until: now.saturating_add(hand_over.wait),
+                asked,
+                cause,
+            };
+            if self.ledger.handle_block(scope, block) {
+                self.events.push(ClientEvent::Blocked {
+                    scope: scope.to_owned(),
+                    block,
+                });
+            }
+        }
+        let block = self.ledger.poll_block(now, scope);
+        let shared = self.ledger.policy(scope);
+        let action = ReadAction::resume_under(
+            now,
+            origin,
+            policy,
+            hand_over,
+            block,
+            shared.in_flight_limit(),
+        )?;
+        Ok(self.add(now, scope, action))
     }
 
     /// The answer to `read`'s attempt arrived at `now`. `local_wall_clock` is the local wall

@@ -32,6 +32,7 @@
 //! | 4, records and ledger | `trace` | [`Event`]: what the trace records, and how each event reads |
 //! | | `words` | every sentence the user reads, private; read through [`StopMessage`] and [`Progress`] |
 //! | | `scope` | the scope ledger: what every request to one API has been told, and its queue |
+//! | | `hand_over` | [`HandOver`]: a read handed from a server's render to the browser, as text |
 //! | 5, one read | `action` | [`ReadAction`]: one read's state machine |
 //! | 6, one client | `client` | [`Client`]: a client's reads and their ledger (a browser page's, a server process's), and the rules of their meeting |
 //!
@@ -45,6 +46,7 @@ mod action;
 mod block;
 mod client;
 mod clock;
+mod hand_over;
 mod http_date;
 mod policy;
 mod random;
@@ -80,6 +82,7 @@ pub use action::{Phase, ReadAction, Step};
 pub use block::{BlockCause, ScopeBlock};
 pub use client::{Client, ClientEvent, ReadId};
 pub use clock::{parse_date_header, receipt_clock, ClockSource};
+pub use hand_over::{HandOver, HandOverError};
 pub use http_date::{HttpDate, MIN_SECS as FIRST_HTTP_DATE};
 pub use policy::{
     is_success, FittingAttempts, PolicyError, Priority, RetryPolicy, StatusSet,

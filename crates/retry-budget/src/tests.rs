@@ -1906,3 +1906,109 @@ fn a_running_block_or_a_policy_keeps_a_scope_and_an_ended_block_is_forgotten_lat
     assert_eq!(client.scope_state(API), ScopeState::default());
     assert_eq!(client.scope_state(other).policy.in_flight_limit(), Some(2));
 }
+
+// A read handed over while it waits: never early, never late.
+
+/// What a server hands over after one 429 asking 3 s, answered 2 s into the read and handed
+/// over at once.
+fn handed_over_after_a_429() -> HandOver {
+    HandOver {
+        attempts: 1,
+        wait: s(3),
+        reason: WaitReason::ServerDelay(s(3)),
+        last_response: Some(LastResponse {
+            status: 429,
+            retry_after: Some("3".into()),
+            note: None,
+        }),
+    }
+}
+
+#[test]
+fn a_handed_over_wait_is_waited_whole_from_when_it_is_read_and_the_count_goes_on() {
+    // Read at 5 s on this clock, whose origin (0) came before the read's true start.
+    let mut a =
+        ReadAction::resume(s(5), s(0), RetryPolicy::new(), &handed_over_after_a_429()).unwrap();
+    assert_eq!(
+        a.poll_action(),
+        Some(Step::Wait {
+            until: s(8),
+            reason: WaitReason::ServerDelay(s(3))
+        })
+    );
+    a.handle_timeout(s(8));
+    assert!(matches!(
+        a.poll_action(),
+        Some(Step::StartAttempt { number: 2, .. })
+    ));
+    a.handle_response(s(9), &Response::new(200), None);
+    let r = stopped(&mut a);
+    assert_eq!((r.outcome, r.attempts, r.at), (Outcome::Succeeded, 2, s(9)));
+    let lines: Vec<String> = a.trace().iter().map(|e| e.event.to_string()).collect();
+    assert_eq!(lines[1], "handed over after 1 attempts, 3 s still to wait");
+}
+
+#[test]
+fn a_handed_over_read_counts_its_deadline_from_the_origin_and_stops_rather_than_run_late() {
+    // Read at 14 s: the next attempt would start at 17 s and end at 21 s, past the 20 s budget
+    // counted from the origin, so it stops now, sending nothing.
+    let mut a =
+        ReadAction::resume(s(14), s(0), RetryPolicy::new(), &handed_over_after_a_429()).unwrap();
+    let r = stopped(&mut a);
+    assert_eq!(
+        (r.outcome, r.attempts, r.at),
+        (
+            Outcome::BudgetExhausted(Overrun::ServerDelay(s(3))),
+            1,
+            s(14)
+        )
+    );
+    // With the attempts all made on the server, nothing more is sent either.
+    let mut spent = handed_over_after_a_429();
+    spent.attempts = 3;
+    let mut b = ReadAction::resume(s(5), s(0), RetryPolicy::new(), &spent).unwrap();
+    assert_eq!(stopped(&mut b).outcome, Outcome::AttemptsExhausted);
+}
+
+#[test]
+fn a_handed_over_429_seeds_the_ledger_so_every_read_on_the_scope_waits() {
+    let mut client = Client::new();
+    let resumed = client
+        .handle_resume(
+            s(5),
+            s(0),
+            API,
+            RetryPolicy::new(),
+            &handed_over_after_a_429(),
+        )
+        .unwrap();
+    let events: Vec<ClientEvent> = std::iter::from_fn(|| client.poll_event()).collect();
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, ClientEvent::Blocked { block, .. } if block.until == s(8))));
+    // Another screen's read on the scope sends nothing before the block ends.
+    let other = client
+        .handle_start(s(6), API, RetryPolicy::new(), 0)
+        .unwrap();
+    assert!(matches!(
+        last_step(&mut client, other),
+        Step::Wait { until, .. } if until == s(8)
+    ));
+    assert!(matches!(
+        client.read(resumed).unwrap().phase(),
+        Phase::Waiting { .. }
+    ));
+    // A fallback wait blocks nothing: it was the client's choice, not the server's.
+    let mut fallback = handed_over_after_a_429();
+    fallback.reason = WaitReason::Fallback {
+        wait: s(2),
+        note: HeaderNote::Missing {
+            maybe_hidden: false,
+        },
+    };
+    let mut client = Client::new();
+    client
+        .handle_resume(s(5), s(0), API, RetryPolicy::new(), &fallback)
+        .unwrap();
+    assert_eq!(client.scope_state(API).block, None);
+}

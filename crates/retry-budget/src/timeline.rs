@@ -162,10 +162,13 @@ impl Timeline {
         for e in trace {
             let at = e.at;
             match &e.event {
-                // A queued attempt's time shows as the gap before its bar.
+                // A queued attempt's time shows as the gap before its bar. The attempts made
+                // before a hand-over were traced elsewhere: the picture starts with the wait
+                // that follows it.
                 Event::ActionStarted { .. }
                 | Event::ResponseDropped { .. }
                 | Event::Queued { .. }
+                | Event::HandedOver { .. }
                 | Event::MovedOn => {}
                 Event::AttemptStarted { attempt } => t.attempts.push(AttemptBar {
                     number: *attempt,

@@ -33,6 +33,14 @@ pub enum Event {
         /// Per-attempt cap.
         attempt_cap: Duration,
     },
+    /// The action was handed over by another client (a server's render) while it waited,
+    /// and goes on here.
+    HandedOver {
+        /// Attempts made before the hand-over.
+        attempts: u32,
+        /// The wait still to come when it was handed over.
+        wait: Duration,
+    },
     /// An attempt started.
     AttemptStarted {
         /// Which one (1-based).
@@ -218,6 +226,11 @@ impl fmt::Display for Event {
                 })
             }
             Event::MovedOn => f.write_str("the screen moved on to another request"),
+            Event::HandedOver { attempts, wait } => write!(
+                f,
+                "handed over after {attempts} attempts, {} s still to wait",
+                t(*wait)
+            ),
             Event::Stopped(r) => write!(
                 f,
                 "stopped: {} after {} of {} attempts",
