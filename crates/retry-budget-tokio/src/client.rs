@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use retry_budget::request::ReadRequest;
 use retry_budget::{
-    BodyProblem, ClientEvent, Outcome, PolicyError, ReadId, RetryPolicy, ScopePolicy,
+    BodyProblem, ClientEvent, HandOver, Outcome, PolicyError, ReadId, RetryPolicy, ScopePolicy,
     ScopePolicyError, ScopeState, Step, StopReport, TransportFailure,
 };
 use tokio::sync::{mpsc, Notify};
@@ -30,6 +30,16 @@ use crate::origins::AllowedOrigins;
 #[derive(Clone)]
 pub struct Client {
     shared: Arc<Shared>,
+}
+
+/// What a server's read came to ([`Client::read_or_hand_over`]), but for a stop.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Served<T> {
+    /// The data arrived.
+    Loaded(Loaded<T>),
+    /// The read waits past what the render may hold: the browser goes on with it
+    /// ([`retry_budget::ReadAction::resume`]), from this.
+    HandedOver(HandOver),
 }
 
 /// What a read that loaded gives: the data, and how the read went (its attempts, its time).
@@ -122,11 +132,41 @@ impl Client {
         policy: RetryPolicy,
         parse: impl Fn(&[u8]) -> Result<T, BodyProblem> + Sync,
     ) -> Result<Loaded<T>, ReadError> {
+        match self.run(request, policy, parse, false).await? {
+            Served::Loaded(loaded) => Ok(loaded),
+            // Never asked for: this read holds as long as its budget allows.
+            Served::HandedOver(_) => std::future::pending().await,
+        }
+    }
+
+    /// [`read`](Self::read) for a server's render, which must not hold its page for long:
+    /// the read holds for its waits only until the policy's
+    /// [`server_hold`](RetryPolicy::server_hold) after its start (by default not at all), and
+    /// a wait that would end later is handed over ([`Served::HandedOver`]) for the browser to
+    /// go on with. What its `429`s taught this process's ledger stays.
+    pub async fn read_or_hand_over<T>(
+        &self,
+        request: &ReadRequest,
+        policy: RetryPolicy,
+        parse: impl Fn(&[u8]) -> Result<T, BodyProblem> + Sync,
+    ) -> Result<Served<T>, ReadError> {
+        self.run(request, policy, parse, true).await
+    }
+
+    /// A read carried out to its stop, or to its hand-over where `may_hand_over`.
+    async fn run<T>(
+        &self,
+        request: &ReadRequest,
+        policy: RetryPolicy,
+        parse: impl Fn(&[u8]) -> Result<T, BodyProblem> + Sync,
+        may_hand_over: bool,
+    ) -> Result<Served<T>, ReadError> {
         request.validate()?;
         policy.validate()?;
         let origin = self.shared.allowed.check(request.url())?;
         let scope = policy.scope().map_or(origin, str::to_owned);
         let limit = policy.max_body_bytes();
+        let hold_until = self.shared.now().saturating_add(policy.server_hold());
         let (steps, mut next) = mpsc::unbounded_channel();
         let read = self.shared.start(&scope, policy, steps)?;
         let mut leave = Leave {
@@ -149,12 +189,21 @@ impl Client {
                         other = next_step(&mut next) => step = other,
                     }
                 }
+                Step::Wait { until, .. } if may_hand_over && until > hold_until => {
+                    if let Some(hand_over) = self.shared.hand_over(read) {
+                        leave.stopped = true;
+                        return Ok(Served::HandedOver(hand_over));
+                    }
+                    step = next_step(&mut next).await;
+                }
                 Step::Wait { .. } | Step::Queue { .. } => step = next_step(&mut next).await,
                 Step::Stop(report) => {
                     leave.stopped = true;
                     self.shared.forget(read);
                     return match (report.outcome, data) {
-                        (Outcome::Succeeded, Some(data)) => Ok(Loaded { data, report }),
+                        (Outcome::Succeeded, Some(data)) => {
+                            Ok(Served::Loaded(Loaded { data, report }))
+                        }
                         _ => Err(ReadError::Stopped(report)),
                     };
                 }
@@ -248,6 +297,15 @@ impl Shared {
                 None
             }
         }
+    }
+
+    /// Hands `read` over while it waits: it leaves the core without a stop.
+    fn hand_over(&self, read: ReadId) -> Option<HandOver> {
+        let mut core = self.lock();
+        let hand_over = core.client.hand_over(self.now(), read)?;
+        core.reads.remove(&read);
+        self.carry_out(core);
+        Some(hand_over)
     }
 
     /// Forgets a stopped read, and where its steps went.

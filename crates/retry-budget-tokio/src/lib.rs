@@ -16,6 +16,6 @@ mod client;
 mod error;
 mod origins;
 
-pub use client::{Client, Loaded};
+pub use client::{Client, Loaded, Served};
 pub use error::{OriginError, ReadError};
 pub use origins::AllowedOrigins;

@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use retry_budget::request::ReadRequest;
 use retry_budget::{
-    parse_json, BodyProblem, HeldBy, Outcome, OutcomeKind, Overrun, RetryPolicy, ScopePolicy,
+    parse_json, BodyProblem, HandOver, HeldBy, Outcome, OutcomeKind, Overrun, RetryPolicy,
+    ScopePolicy, Step,
 };
-use retry_budget_tokio::{AllowedOrigins, Client, OriginError, ReadError};
+use retry_budget_tokio::{AllowedOrigins, Client, OriginError, ReadError, Served};
 use serde_json::Value;
 
 /// Short cases, so each test takes at most a few seconds.
@@ -285,6 +286,67 @@ async fn futures_join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Out
     })
     .await;
     outputs.into_iter().flatten().collect()
+}
+
+#[tokio::test]
+async fn a_render_hands_its_wait_over_unless_its_policy_lets_it_hold() {
+    let origin = serve().await;
+    let client = client(&origin);
+    // By default the render makes its attempt and hands the 429's wait (the 0.5 s floor) over.
+    let url = run(&origin, "quick").await;
+    let served = client
+        .read_or_hand_over(&ReadRequest::get(&url), policy(), parse_json::<Value>)
+        .await
+        .unwrap();
+    let Served::HandedOver(hand_over) = served else {
+        panic!("{served:?}")
+    };
+    assert_eq!(hand_over.attempts, 1);
+    assert!(hand_over.wait > Duration::ZERO && hand_over.wait <= Duration::from_millis(500));
+    assert_eq!(
+        hand_over.last_response.as_ref().map(|l| l.status),
+        Some(429)
+    );
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(
+        reached(&url).await,
+        ["answered"],
+        "nothing more from the server"
+    );
+    // The browser goes on with the same read: attempt 2 after the whole wait, from when it
+    // reads the hand-over.
+    let read_back = HandOver::parse(&hand_over.to_string()).unwrap();
+    assert!(
+        read_back.wait >= hand_over.wait,
+        "the text never shortens the wait"
+    );
+    let mut browser = retry_budget::Client::new();
+    let read = browser
+        .handle_resume(
+            Duration::from_secs(1),
+            Duration::ZERO,
+            &origin,
+            policy(),
+            &read_back,
+        )
+        .unwrap();
+    let step = std::iter::from_fn(|| browser.poll_event()).find_map(|e| match e {
+        retry_budget::ClientEvent::Step { read: r, step } if r == read => Some(step),
+        _ => None,
+    });
+    assert!(
+        matches!(step, Some(Step::Wait { until, .. }) if until == Duration::from_secs(1) + read_back.wait),
+        "{step:?}"
+    );
+    // Allowed to hold 1 s, the render waits itself and loads.
+    let url = run(&origin, "quick").await;
+    let hold = policy().with_server_hold(Duration::from_secs(1));
+    let served = client
+        .read_or_hand_over(&ReadRequest::get(&url), hold, parse_json::<Value>)
+        .await
+        .unwrap();
+    assert!(matches!(served, Served::Loaded(_)), "{served:?}");
+    assert_eq!(reached(&url).await, ["answered", "answered"]);
 }
 
 #[tokio::test]

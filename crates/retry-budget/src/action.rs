@@ -246,6 +246,20 @@ impl ReadAction {
         Self::resume_under(now, origin, policy, hand_over, None, None)
     }
 
+    /// What another client needs to go on with this action at `now` ([`resume`](Self::resume)),
+    /// while it waits for its next attempt; `None` in any other phase.
+    pub fn hand_over(&self, now: Duration) -> Option<HandOver> {
+        let Phase::Waiting { until, reason, .. } = &self.phase else {
+            return None;
+        };
+        Some(HandOver {
+            attempts: self.attempts,
+            wait: until.saturating_sub(now),
+            reason: reason.clone(),
+            last_response: self.last_response.clone(),
+        })
+    }
+
     /// A valid action, its start traced, that has decided nothing yet.
     fn started(
         now: Duration,

@@ -367,6 +367,20 @@ impl Client {
         self.ledger.known()
     }
 
+    /// Hands `read` over at `now`, while it waits, to another client that will go on with it
+    /// ([`ReadAction::hand_over`], [`handle_resume`](Self::handle_resume)): it leaves this
+    /// client without a stop, its place in the ledger is given back, and what the ledger
+    /// learned (a `429`'s block) stays. `None`, and nothing changes, if it is not waiting.
+    pub fn hand_over(&mut self, now: Duration, read: ReadId) -> Option<HandOver> {
+        let i = self.index(read)?;
+        let hand_over = self.reads[i].action.hand_over(now)?;
+        let entry = self.reads.remove(i);
+        let priority = entry.action.policy().priority();
+        (self.ledger).set_place(&entry.scope, entry.id.0, Place::Unplaced, 0, priority);
+        self.ledger.forget(now, &entry.scope);
+        Some(hand_over)
+    }
+
     /// Forgets a read that has stopped, and gives back its action (its trace and report). A
     /// read still running is kept (`None`): leave it first. An answer for a forgotten read is
     /// ignored, so a driver forgets a read once it expects none.

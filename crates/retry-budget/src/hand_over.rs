@@ -71,7 +71,8 @@ impl fmt::Display for HandOver {
             f,
             "{HEADER}{VERSION};attempts={};wait_us={};reason=",
             self.attempts,
-            micros(self.wait)
+            // Rounded up: read back, the wait is never shorter than the one handed over.
+            micros(self.wait.saturating_add(Duration::from_nanos(999)))
         )?;
         match &self.reason {
             WaitReason::ServerDelay(d) => write!(f, "delay:{}", micros(*d))?,
@@ -372,6 +373,24 @@ mod tests {
             let text = hand_over.to_string();
             assert_eq!(HandOver::parse(&text), Ok(hand_over), "{text}");
             assert!(text.split(';').all(|f| !f.contains('\n')), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_wait_read_back_is_never_shorter_than_the_one_handed_over() {
+        for nanos in [1, 1_000, 1_500, 2_999_999_001] {
+            let hand_over = HandOver {
+                attempts: 1,
+                wait: Duration::from_nanos(nanos),
+                reason: WaitReason::ServerDelay(s(3)),
+                last_response: None,
+            };
+            let back = HandOver::parse(&hand_over.to_string()).unwrap();
+            assert!(back.wait >= hand_over.wait, "{nanos} ns");
+            assert!(
+                back.wait - hand_over.wait < Duration::from_micros(1),
+                "{nanos} ns"
+            );
         }
     }
 

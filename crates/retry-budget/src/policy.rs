@@ -121,6 +121,7 @@ pub struct RetryPolicy {
     full_jitter: bool,
     coalesce: bool,
     priority: Priority,
+    server_hold: Duration,
 }
 
 /// Which reads a scope's queue serves first ([`RetryPolicy::with_priority`]).
@@ -149,6 +150,7 @@ impl RetryPolicy {
             jitter_percent: 0,
             full_jitter: false,
             coalesce: true,
+            server_hold: Duration::ZERO,
             priority: Priority::Interactive,
         }
     }
@@ -240,6 +242,15 @@ impl RetryPolicy {
         self
     }
 
+    /// How long a server's render may hold its page for this read, counted from the read's
+    /// start, before it hands the read's wait to the browser (default: 0, never: the server
+    /// makes its attempt and hands any wait over). A driver that cannot hand a read over (a
+    /// native program's) waits as the budget allows, whatever this says.
+    pub const fn with_server_hold(mut self, hold: Duration) -> Self {
+        self.server_hold = hold;
+        self
+    }
+
     /// Where this read stands in its scope's queue (default [`Priority::Interactive`]): a
     /// queued interactive read is granted a place before every queued background read, and
     /// reads of one priority are granted in the order they queued. A background read waits
@@ -296,6 +307,11 @@ impl RetryPolicy {
     /// Whether identical reads share one action.
     pub const fn coalesce(&self) -> bool {
         self.coalesce
+    }
+
+    /// How long a server's render may hold for this read ([`with_server_hold`](Self::with_server_hold)).
+    pub const fn server_hold(&self) -> Duration {
+        self.server_hold
     }
 
     /// Where this read stands in its scope's queue.
@@ -544,6 +560,9 @@ mod tests {
         assert_eq!(p.jitter_percent(), 0);
         assert!(p.coalesce());
         assert!(!p.clone().with_coalescing(false).coalesce());
+        assert_eq!(p.server_hold(), Duration::ZERO);
+        let hold = Duration::from_secs(2);
+        assert_eq!(p.clone().with_server_hold(hold).server_hold(), hold);
         assert!(p.clone().with_jitter(100).validate().is_ok());
         assert_eq!(
             p.clone()

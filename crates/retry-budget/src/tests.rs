@@ -2012,3 +2012,51 @@ fn a_handed_over_429_seeds_the_ledger_so_every_read_on_the_scope_waits() {
         .unwrap();
     assert_eq!(client.scope_state(API).block, None);
 }
+
+#[test]
+fn a_server_hands_a_waiting_read_over_and_keeps_what_its_ledger_learned() {
+    let mut server = Client::new();
+    let read = server
+        .handle_start(s(0), API, RetryPolicy::new(), 0)
+        .unwrap();
+    // In flight: nothing to hand over yet.
+    assert_eq!(server.hand_over(s(0), read), None);
+    let hint = Response::new(429).retry_after("3");
+    server.handle_response(s(1), read, &hint, None, Ok(()));
+    let hand_over = server
+        .hand_over(Duration::from_millis(1_500), read)
+        .unwrap();
+    assert_eq!(
+        hand_over,
+        HandOver {
+            attempts: 1,
+            wait: Duration::from_millis(2_500),
+            reason: WaitReason::ServerDelay(s(3)),
+            last_response: Some(LastResponse {
+                status: 429,
+                retry_after: Some("3".into()),
+                note: None
+            }),
+        }
+    );
+    // It left the server's client without a stop; the block its 429 set stays there.
+    assert!(server.read(read).is_none());
+    assert_eq!(server.scope_state(API).waiting, 0);
+    assert_eq!(server.scope_state(API).block.map(|b| b.until), Some(s(4)));
+    // Read back in a browser whose clock reads 0.8 s when the page has it.
+    let text = hand_over.to_string();
+    let mut browser = Client::new();
+    let resumed = browser
+        .handle_resume(
+            Duration::from_millis(800),
+            s(0),
+            API,
+            RetryPolicy::new(),
+            &HandOver::parse(&text).unwrap(),
+        )
+        .unwrap();
+    assert!(matches!(
+        last_step(&mut browser, resumed),
+        Step::Wait { until, .. } if until == Duration::from_millis(3_300)
+    ));
+}
