@@ -7,7 +7,7 @@
 //! for any `serde` type, or a type's own parser, such as the Palette List screen's, which gives
 //! the same answers without shipping `serde_json`.
 
-use crate::BodyProblem;
+use crate::report::BodyProblem;
 
 /// A body being read, chunk by chunk, up to a limit.
 ///

@@ -10,12 +10,12 @@
 use std::fmt::{self, Write};
 use std::time::Duration;
 
-use crate::block::BlockCause;
-use crate::clock::ClockSource;
-use crate::http_date::HttpDate;
-use crate::report::LastResponse;
-use crate::retry_after::{parse_retry_after, HeaderNote};
-use crate::wait::WaitReason;
+use super::block::BlockCause;
+use super::clock::ClockSource;
+use super::http_date::HttpDate;
+use super::report::LastResponse;
+use super::retry_after::{parse_retry_after, HeaderNote};
+use super::wait::WaitReason;
 
 /// What the text of a hand-over begins with, its version included.
 const HEADER: &str = "retry-budget hand-over ";

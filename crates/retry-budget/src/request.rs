@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::quoted;
+use crate::shown::quoted;
 
 /// A `GET` of `url` with its headers, as a budgeted read sends it on every attempt. Built with
 /// [`get`](Self::get) and the `with_*` builders; a `String` or `&str` is a plain `GET`.
