@@ -161,7 +161,7 @@ impl Client {
         parse: impl Fn(&[u8]) -> Result<T, BodyProblem> + Sync,
         may_hand_over: bool,
     ) -> Result<Served<T>, ReadError> {
-        request.validate()?;
+        request.validate_on_server()?;
         policy.validate()?;
         let origin = self.shared.allowed.check(request.url())?;
         let scope = policy.scope().map_or(origin, str::to_owned);

@@ -350,6 +350,43 @@ async fn a_render_hands_its_wait_over_unless_its_policy_lets_it_hold() {
 }
 
 #[tokio::test]
+async fn a_server_forwards_the_headers_it_is_given_a_session_cookie_included() {
+    let origin = serve().await;
+    let http = reqwest::Client::new();
+    let made = json(http.post(format!(
+        "{origin}/runs?scenario=quick&authorization=Bearer%20s3cret"
+    )))
+    .await;
+    let url = format!(
+        "{origin}{}/palettes?collection=coast",
+        made["base"].as_str().unwrap()
+    );
+    let request = ReadRequest::get(&url)
+        .with_header("Authorization", "Bearer s3cret")
+        .with_header("Cookie", "session=visitor-1");
+    let loaded = client(&origin)
+        .read(&request, policy(), parse_json::<Value>)
+        .await
+        .unwrap();
+    assert_eq!(loaded.report.attempts, 2);
+    let report = json(http.get(url.trim_end_matches("/palettes?collection=coast"))).await;
+    let sent: Vec<&str> = (report["requests"].as_array().unwrap().iter())
+        .map(|r| r["authorization"].as_str().unwrap())
+        .collect();
+    assert_eq!(sent, ["as_expected", "as_expected"], "on every attempt");
+    // A header the HTTP client sets itself is refused by name, before anything is sent.
+    let host = ReadRequest::get(&url).with_header("Host", "internal");
+    let refused = client(&origin)
+        .read(&host, policy(), parse_json::<Value>)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "the request cannot be sent: header Host is one the HTTP client sets itself; give it none"
+    );
+}
+
+#[tokio::test]
 async fn a_url_on_an_origin_not_allowed_is_refused_before_anything_is_sent() {
     let origin = serve().await;
     let client = client("https://api.example.com");

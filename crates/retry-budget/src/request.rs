@@ -48,6 +48,10 @@ pub enum RequestError {
     /// A header the browser never lets a page set: it would be dropped without a word.
     #[error("header {0} is one a browser never lets a page set")]
     Forbidden(String),
+    /// A header a server's HTTP client sets itself (`Host`, `Content-Length`, a hop-by-hop
+    /// one): given by hand it would clash.
+    #[error("header {0} is one the HTTP client sets itself; give it none")]
+    ClientSet(String),
     /// A header that asks the server for another method: this read is `GET` only.
     #[error("header {0} asks the server for another method; these reads are GET only")]
     MethodOverride(String),
@@ -98,10 +102,32 @@ impl ReadRequest {
         self.credentials
     }
 
-    /// Whether the request can be sent as described: every header name a token, given once,
-    /// one a page may set and not a method override, and every value one a header can carry.
-    /// A read whose request is not valid is refused before anything is sent.
+    /// Whether the request can be sent as described from a browser: every header name a token,
+    /// given once, one a page may set and not a method override, and every value one a header
+    /// can carry. A read whose request is not valid is refused before anything is sent.
     pub fn validate(&self) -> Result<(), RequestError> {
+        self.check(|lower| {
+            (FORBIDDEN.contains(&lower) || lower.starts_with("proxy-") || lower.starts_with("sec-"))
+                .then_some(RequestError::Forbidden as fn(String) -> RequestError)
+        })
+    }
+
+    /// [`validate`](Self::validate) as a server sends it: a server may send what a browser
+    /// keeps to itself (`Cookie`, to forward a visitor's session; `Origin`; `Referer`), but not
+    /// the headers its HTTP client sets itself (`Host`, `Content-Length`, the hop-by-hop ones).
+    pub fn validate_on_server(&self) -> Result<(), RequestError> {
+        self.check(|lower| {
+            CLIENT_SET
+                .contains(&lower)
+                .then_some(RequestError::ClientSet as fn(String) -> RequestError)
+        })
+    }
+
+    /// The checks both places share, with `refused` saying which names this place refuses.
+    fn check(
+        &self,
+        refused: impl Fn(&str) -> Option<fn(String) -> RequestError>,
+    ) -> Result<(), RequestError> {
         for (i, (name, value)) in self.headers.iter().enumerate() {
             if !is_token(name) {
                 return Err(RequestError::NotAToken(name.clone()));
@@ -110,11 +136,8 @@ impl ReadRequest {
             if METHOD_OVERRIDES.contains(&lower.as_str()) {
                 return Err(RequestError::MethodOverride(name.clone()));
             }
-            if FORBIDDEN.contains(&lower.as_str())
-                || lower.starts_with("proxy-")
-                || lower.starts_with("sec-")
-            {
-                return Err(RequestError::Forbidden(name.clone()));
+            if let Some(error) = refused(&lower) {
+                return Err(error(name.clone()));
             }
             if self.headers[..i]
                 .iter()
@@ -180,6 +203,20 @@ const FORBIDDEN: [&str; 21] = [
     "transfer-encoding",
     "upgrade",
     "via",
+];
+
+/// The headers a server's HTTP client sets itself, lowercase: given by hand they would clash
+/// with its own.
+const CLIENT_SET: [&str; 9] = [
+    "connection",
+    "content-length",
+    "expect",
+    "host",
+    "keep-alive",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
 ];
 
 /// Headers that ask a server to treat a request as another method.
@@ -280,6 +317,46 @@ mod tests {
         assert_eq!(
             twice.validate(),
             Err(RequestError::Twice("authorization".into()))
+        );
+    }
+
+    #[test]
+    fn a_server_may_send_what_a_browser_keeps_but_not_what_its_client_sets() {
+        let on_server = |name: &str, value: &str| {
+            ReadRequest::get("/x")
+                .with_header(name, value)
+                .validate_on_server()
+        };
+        for (name, value) in [
+            ("Cookie", "session=v"),
+            ("Origin", "https://app.example"),
+            ("Sec-Fetch-Mode", "cors"),
+        ] {
+            assert_eq!(on_server(name, value), Ok(()), "{name}");
+            assert_eq!(
+                with(name, value),
+                Err(RequestError::Forbidden(name.into())),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            on_server("Host", "internal"),
+            Err(RequestError::ClientSet("Host".into()))
+        );
+        assert_eq!(
+            RequestError::ClientSet("Host".into()).to_string(),
+            "header Host is one the HTTP client sets itself; give it none"
+        );
+        // What both places refuse, the server refuses too.
+        assert_eq!(
+            on_server("X-HTTP-Method-Override", "DELETE"),
+            Err(RequestError::MethodOverride(
+                "X-HTTP-Method-Override".into()
+            ))
+        );
+        assert_eq!(
+            on_server("Cookie", "a\r\nb"),
+            Err(RequestError::BadValue("Cookie".into()))
         );
     }
 
