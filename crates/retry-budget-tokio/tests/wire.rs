@@ -75,6 +75,17 @@ async fn reached(palettes: &str) -> Vec<String> {
         .collect()
 }
 
+/// How a read of `url` under `policy` stopped; it must stop, not load or be refused.
+async fn stop_of(client: &Client, url: &str, policy: RetryPolicy) -> retry_budget::StopReport {
+    match client
+        .read(&ReadRequest::get(url), policy, parse_json::<Value>)
+        .await
+    {
+        Err(ReadError::Stopped(report)) => report,
+        other => panic!("{other:?}"),
+    }
+}
+
 fn client(origin: &str) -> Client {
     Client::new(AllowedOrigins::new([origin]).unwrap())
 }
@@ -101,13 +112,7 @@ async fn a_429_is_waited_out_and_the_data_loads() {
 async fn a_retry_after_past_the_budget_stops_at_once_and_sends_nothing_more() {
     let origin = serve().await;
     let url = run(&origin, "far").await;
-    let stopped = client(&origin)
-        .read(&ReadRequest::get(&url), policy(), parse_json::<Value>)
-        .await
-        .unwrap_err();
-    let ReadError::Stopped(report) = stopped else {
-        panic!("{stopped:?}")
-    };
+    let report = stop_of(&client(&origin), &url, policy()).await;
     assert_eq!(
         report.outcome,
         Outcome::BudgetExhausted(Overrun::ServerDelay(Duration::from_secs(30)))
@@ -119,13 +124,7 @@ async fn a_retry_after_past_the_budget_stops_at_once_and_sends_nothing_more() {
 async fn an_attempt_is_aborted_at_its_cap() {
     let origin = serve().await;
     let url = run(&origin, "silent").await;
-    let stopped = client(&origin)
-        .read(&ReadRequest::get(&url), policy(), parse_json::<Value>)
-        .await
-        .unwrap_err();
-    let ReadError::Stopped(report) = stopped else {
-        panic!("{stopped:?}")
-    };
+    let report = stop_of(&client(&origin), &url, policy()).await;
     assert_eq!(
         report.outcome,
         Outcome::AttemptTimedOut {
@@ -161,13 +160,7 @@ async fn a_body_past_its_limit_is_not_read_whole() {
     let origin = serve().await;
     let url = run(&origin, "endless").await;
     let small = policy().with_max_body_bytes(1000);
-    let stopped = client(&origin)
-        .read(&ReadRequest::get(&url), small, parse_json::<Value>)
-        .await
-        .unwrap_err();
-    let ReadError::Stopped(report) = stopped else {
-        panic!("{stopped:?}")
-    };
+    let report = stop_of(&client(&origin), &url, small).await;
     assert_eq!(
         report.outcome,
         Outcome::UnreadableResponse(BodyProblem::TooLarge { limit: 1000 })
