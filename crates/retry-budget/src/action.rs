@@ -82,6 +82,15 @@ pub enum Phase {
     Stopped,
 }
 
+/// What overran the budget when a wait for `reason` could not fit: the server's delay where one
+/// decided it, else the client's own wait.
+fn overrun(reason: &WaitReason) -> Overrun {
+    match reason.requested() {
+        Some(delay) => Overrun::ServerDelay(delay),
+        None => Overrun::LocalWait,
+    }
+}
+
 /// What a received response means for the action (contract step 1).
 enum Class {
     /// A 2xx: the action succeeded.
@@ -210,11 +219,7 @@ impl ReadAction {
         }
         let reason = hand_over.reason.clone();
         let Some(until) = now.checked_add(hand_over.wait).filter(|t| action.fits(*t)) else {
-            let overrun = match reason.requested() {
-                Some(delay) => Overrun::ServerDelay(delay),
-                None => Overrun::LocalWait,
-            };
-            action.stop(now, Outcome::BudgetExhausted(overrun));
+            action.stop(now, Outcome::BudgetExhausted(overrun(&reason)));
             return Ok(action);
         };
         match action.scope_block.filter(|b| b.until > until) {
@@ -633,11 +638,7 @@ impl ReadAction {
         }
         let Some(until) = now.checked_add(wait).filter(|t| self.fits(*t)) else {
             // A valid server delay is never shortened to fit: the action stops instead.
-            let overrun = match reason.requested() {
-                Some(delay) => Overrun::ServerDelay(delay),
-                None => Overrun::LocalWait,
-            };
-            return self.stop(now, Outcome::BudgetExhausted(overrun));
+            return self.stop(now, Outcome::BudgetExhausted(overrun(&reason)));
         };
         let jitter = self.jitter(spread, until);
         let until = until + jitter;

@@ -89,16 +89,10 @@ impl fmt::Display for HandOver {
                 escape(f, &until.to_string())?;
             }
             WaitReason::Fallback { wait, note } => {
-                write!(f, "fallback:{}:", micros(*wait))?;
-                match note {
-                    HeaderNote::Missing {
-                        maybe_hidden: false,
-                    } => f.write_str("missing")?,
-                    HeaderNote::Missing { maybe_hidden: true } => f.write_str("hidden")?,
-                    HeaderNote::Invalid(invalid) => {
-                        f.write_str("invalid:")?;
-                        escape(f, &invalid.value)?;
-                    }
+                write!(f, "fallback:{}:{}", micros(*wait), note_name(note))?;
+                if let HeaderNote::Invalid(invalid) = note {
+                    f.write_char(':')?;
+                    escape(f, &invalid.value)?;
                 }
             }
             WaitReason::ScopeBlocked { wait, asked, cause } => {
@@ -115,14 +109,7 @@ impl fmt::Display for HandOver {
                 f.write_str(";ra=")?;
                 escape(f, value)?;
             }
-            f.write_str(match &last.note {
-                None => ";note=none",
-                Some(HeaderNote::Missing {
-                    maybe_hidden: false,
-                }) => ";note=missing",
-                Some(HeaderNote::Missing { maybe_hidden: true }) => ";note=hidden",
-                Some(HeaderNote::Invalid(_)) => ";note=invalid",
-            })?;
+            write!(f, ";note={}", last.note.as_ref().map_or("none", note_name))?;
         }
         Ok(())
     }
@@ -166,17 +153,11 @@ impl HandOver {
                 let retry_after = ra.map(|v| unescape(v, "ra")).transpose()?;
                 let note = match note {
                     Some("none") => None,
-                    Some("missing") => Some(HeaderNote::Missing {
-                        maybe_hidden: false,
-                    }),
-                    Some("hidden") => Some(HeaderNote::Missing { maybe_hidden: true }),
-                    // The note is the value's own: read again, it says what was wrong.
-                    Some("invalid") => Some(HeaderNote::Invalid(
-                        (retry_after.as_deref())
-                            .and_then(|v| parse_retry_after(v).err())
+                    Some(name) => Some(
+                        read_note(name, retry_after.as_deref())
                             .ok_or(HandOverError::Field("note"))?,
-                    )),
-                    _ => return Err(HandOverError::Field("note")),
+                    ),
+                    None => return Err(HandOverError::Field("note")),
                 };
                 Some(LastResponse {
                     status,
@@ -224,17 +205,12 @@ fn read_reason(text: &str) -> Result<WaitReason, HandOverError> {
         }
         "fallback" => {
             let wait = us(next()?)?;
-            let note = match next()? {
-                "missing" => HeaderNote::Missing {
-                    maybe_hidden: false,
-                },
-                "hidden" => HeaderNote::Missing { maybe_hidden: true },
-                "invalid" => {
-                    let value = unescape(next()?, "reason")?;
-                    HeaderNote::Invalid(parse_retry_after(&value).err().ok_or(bad.clone())?)
-                }
-                _ => return Err(bad),
+            let name = next()?;
+            let value = match name {
+                "invalid" => Some(unescape(next()?, "reason")?),
+                _ => None,
             };
+            let note = read_note(name, value.as_deref()).ok_or(bad)?;
             WaitReason::Fallback { wait, note }
         }
         "block" => {
@@ -250,6 +226,32 @@ fn read_reason(text: &str) -> Result<WaitReason, HandOverError> {
         _ => return Err(bad),
     };
     Ok(reason)
+}
+
+/// A `Retry-After` note's name in the text.
+fn note_name(note: &HeaderNote) -> &'static str {
+    match note {
+        HeaderNote::Missing {
+            maybe_hidden: false,
+        } => "missing",
+        HeaderNote::Missing { maybe_hidden: true } => "hidden",
+        HeaderNote::Invalid(_) => "invalid",
+    }
+}
+
+/// The note named `name`. An invalid one is the value's own: `value`, the header as received,
+/// read again says what was wrong with it.
+fn read_note(name: &str, value: Option<&str>) -> Option<HeaderNote> {
+    match name {
+        "missing" => Some(HeaderNote::Missing {
+            maybe_hidden: false,
+        }),
+        "hidden" => Some(HeaderNote::Missing { maybe_hidden: true }),
+        "invalid" => value
+            .and_then(|v| parse_retry_after(v).err())
+            .map(HeaderNote::Invalid),
+        _ => None,
+    }
 }
 
 /// A whole number field.
