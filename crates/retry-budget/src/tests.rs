@@ -2060,3 +2060,41 @@ fn a_server_hands_a_waiting_read_over_and_keeps_what_its_ledger_learned() {
         Step::Wait { until, .. } if until == Duration::from_millis(3_300)
     ));
 }
+
+/// A server's render hands a read's report and trace to the browser as data: every event and
+/// every fact of the stop reads back as written, an invalid `Retry-After` and an ignored
+/// RateLimit field among them (each read back from its text).
+#[cfg(feature = "serde")]
+#[test]
+fn a_trace_and_its_report_read_back_as_written() {
+    let mut a = start_with(RetryPolicy::new().with_trust_local_clock(true));
+    let date = "Mon, 01 Jan 2024 12:00:00 GMT";
+    let answer = Response::new(429)
+        .retry_after("1.5")
+        .date(date)
+        .rate_limit("RateLimit-Reset", "3");
+    a.handle_response(T0 + s(1), &answer, Some(noon()));
+    waits_until(&mut a, 3);
+    a.handle_timeout(T0 + s(3));
+    starts(&mut a, 2, 3);
+    a.handle_response(
+        T0 + s(4),
+        &Response::new(503).retry_after("30"),
+        Some(noon()),
+    );
+    let report = stopped(&mut a);
+    let trace = a.trace().to_vec();
+    assert!(trace.iter().any(|e| matches!(
+        &e.event,
+        Event::ResponseReceived { note: Some(HeaderNote::Invalid(_)), ignored, .. } if !ignored.is_empty()
+    )));
+    let text = serde_json::to_string(&(&report, &trace)).unwrap();
+    let back: (StopReport, Vec<TraceEvent>) = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, (report, trace));
+    // A field that names no rate-limit field, or a Retry-After that is valid after all, is
+    // refused rather than read as something else.
+    let forged = text.replace("RateLimit-Reset", "Set-Cookie");
+    assert!(serde_json::from_str::<(StopReport, Vec<TraceEvent>)>(&forged).is_err());
+    let forged = text.replace("\"1.5\"", "\"15\"");
+    assert!(serde_json::from_str::<(StopReport, Vec<TraceEvent>)>(&forged).is_err());
+}
