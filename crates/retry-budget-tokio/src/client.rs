@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use retry_budget::request::ReadRequest;
 use retry_budget::{
     BodyProblem, ClientEvent, HandOver, Outcome, PolicyError, ReadId, RetryPolicy, ScopePolicy,
-    ScopePolicyError, ScopeState, Step, StopReport, TransportFailure,
+    ScopePolicyError, ScopeState, Step, StopReport, TraceEvent, TransportFailure,
 };
 use tokio::sync::{mpsc, Notify};
 use tokio::time::Instant;
@@ -38,8 +38,13 @@ pub enum Served<T> {
     /// The data arrived.
     Loaded(Loaded<T>),
     /// The read waits past what the render may hold: the browser goes on with it
-    /// ([`retry_budget::ReadAction::resume`]), from this.
-    HandedOver(HandOver),
+    /// ([`retry_budget::ReadAction::resume`]), from `hand_over`.
+    HandedOver {
+        /// What the browser goes on from.
+        hand_over: HandOver,
+        /// What happened to the read here, up to the hand-over.
+        trace: Vec<TraceEvent>,
+    },
 }
 
 /// What a read that loaded gives: the data, and how the read went (its attempts, its time).
@@ -49,6 +54,8 @@ pub struct Loaded<T> {
     pub data: T,
     /// How the read ended (`succeeded`).
     pub report: StopReport,
+    /// What happened to the read, event by event.
+    pub trace: Vec<TraceEvent>,
 }
 
 struct Shared {
@@ -135,7 +142,7 @@ impl Client {
         match self.run(request, policy, parse, false).await? {
             Served::Loaded(loaded) => Ok(loaded),
             // Never asked for: this read holds as long as its budget allows.
-            Served::HandedOver(_) => std::future::pending().await,
+            Served::HandedOver { .. } => std::future::pending().await,
         }
     }
 
@@ -190,21 +197,23 @@ impl Client {
                     }
                 }
                 Step::Wait { until, .. } if may_hand_over && until > hold_until => {
-                    if let Some(hand_over) = self.shared.hand_over(read) {
+                    if let Some((hand_over, trace)) = self.shared.hand_over(read) {
                         leave.stopped = true;
-                        return Ok(Served::HandedOver(hand_over));
+                        return Ok(Served::HandedOver { hand_over, trace });
                     }
                     step = next_step(&mut next).await;
                 }
                 Step::Wait { .. } | Step::Queue { .. } => step = next_step(&mut next).await,
                 Step::Stop(report) => {
                     leave.stopped = true;
-                    self.shared.forget(read);
+                    let trace = self.shared.forget(read);
                     return match (report.outcome, data) {
-                        (Outcome::Succeeded, Some(data)) => {
-                            Ok(Served::Loaded(Loaded { data, report }))
-                        }
-                        _ => Err(ReadError::Stopped(report)),
+                        (Outcome::Succeeded, Some(data)) => Ok(Served::Loaded(Loaded {
+                            data,
+                            report,
+                            trace,
+                        })),
+                        _ => Err(ReadError::Stopped { report, trace }),
                     };
                 }
             }
@@ -299,20 +308,22 @@ impl Shared {
         }
     }
 
-    /// Hands `read` over while it waits: it leaves the core without a stop.
-    fn hand_over(&self, read: ReadId) -> Option<HandOver> {
+    /// Hands `read` over while it waits, with its trace: it leaves the core without a stop.
+    fn hand_over(&self, read: ReadId) -> Option<(HandOver, Vec<TraceEvent>)> {
         let mut core = self.lock();
+        let trace = core.client.read(read)?.trace().to_vec();
         let hand_over = core.client.hand_over(self.now(), read)?;
         core.reads.remove(&read);
         self.carry_out(core);
-        Some(hand_over)
+        Some((hand_over, trace))
     }
 
-    /// Forgets a stopped read, and where its steps went.
-    fn forget(&self, read: ReadId) {
+    /// Forgets a stopped read, and where its steps went; gives back its trace.
+    fn forget(&self, read: ReadId) -> Vec<TraceEvent> {
         let mut core = self.lock();
         core.reads.remove(&read);
-        core.client.remove(read);
+        let action = core.client.remove(read);
+        action.map(|a| a.trace().to_vec()).unwrap_or_default()
     }
 }
 

@@ -1,7 +1,7 @@
 //! Why a read did not load: refused before anything was sent, or stopped with its report.
 
 use retry_budget::request::RequestError;
-use retry_budget::{PolicyError, StopReport};
+use retry_budget::{PolicyError, StopReport, TraceEvent};
 
 /// Why a read did not load.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -16,8 +16,13 @@ pub enum ReadError {
     #[error("the URL is refused: {0}")]
     Origin(#[from] OriginError),
     /// The read ran and stopped without data; the report says why (its message, in full).
-    #[error("{}", .0.message())]
-    Stopped(StopReport),
+    #[error("{}", .report.message())]
+    Stopped {
+        /// How it ended.
+        report: StopReport,
+        /// What happened to it, event by event.
+        trace: Vec<TraceEvent>,
+    },
 }
 
 /// Why a URL may not be read from this server. It names the origin at most, never a path, a

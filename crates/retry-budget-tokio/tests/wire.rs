@@ -81,7 +81,7 @@ async fn stop_of(client: &Client, url: &str, policy: RetryPolicy) -> retry_budge
         .read(&ReadRequest::get(url), policy, parse_json::<Value>)
         .await
     {
-        Err(ReadError::Stopped(report)) => report,
+        Err(ReadError::Stopped { report, .. }) => report,
         other => panic!("{other:?}"),
     }
 }
@@ -201,7 +201,7 @@ async fn one_ledger_a_429_to_one_read_holds_back_the_others() {
     for read in [a, b] {
         match read {
             Ok(loaded) => assert_eq!(loaded.report.outcome, Outcome::Succeeded),
-            Err(ReadError::Stopped(report)) => assert!(
+            Err(ReadError::Stopped { report, .. }) => assert!(
                 matches!(
                     report.outcome,
                     Outcome::BudgetExhausted(Overrun::Scope(HeldBy::Block { .. }))
@@ -238,7 +238,7 @@ async fn the_scopes_in_flight_limit_holds_across_reads_and_past_its_cap_a_read_s
         .iter()
         .map(|r| match r {
             Ok(loaded) => loaded.report.outcome.kind(),
-            Err(ReadError::Stopped(report)) => report.outcome.kind(),
+            Err(ReadError::Stopped { report, .. }) => report.outcome.kind(),
             Err(other) => panic!("{other:?}"),
         })
         .collect();
@@ -291,7 +291,7 @@ async fn a_render_hands_its_wait_over_unless_its_policy_lets_it_hold() {
         .read_or_hand_over(&ReadRequest::get(&url), policy(), parse_json::<Value>)
         .await
         .unwrap();
-    let Served::HandedOver(hand_over) = served else {
+    let Served::HandedOver { hand_over, .. } = served else {
         panic!("{served:?}")
     };
     assert_eq!(hand_over.attempts, 1);
@@ -398,7 +398,7 @@ async fn a_url_on_an_origin_not_allowed_is_refused_before_anything_is_sent() {
     );
     assert!(reached(&url).await.is_empty());
     let kind = |r: Result<_, ReadError>| match r {
-        Err(ReadError::Stopped(report)) => Some(report.outcome.kind()),
+        Err(ReadError::Stopped { report, .. }) => Some(report.outcome.kind()),
         _ => None,
     };
     // A policy the core refuses is refused by name too, and never stops as an outcome.
