@@ -13,6 +13,27 @@ use retry_budget::{seconds_text, Event, Precision, Progress, StopReport, WaitRea
 
 use crate::runtime::{BudgetedRead, ReadData, ReadState};
 
+/// What `read` came to on the server, before `children` show it. On a server that reads while
+/// it renders, `children` wait for its read (in Leptos's `<Suspense>`, so the rest of the page
+/// streams on) and show what it came to: the data, the stop or the wait. Hydrating, they show
+/// at once what the server's HTML shows. Until then, and always in a CSR app, `children` show
+/// the read as it is. Whatever reads `read.state` or `read.trace()` belongs inside one;
+/// [`ReadStatus`] and [`TracePanel`] put themselves in one.
+#[component]
+pub fn ReadSuspense<T, V>(
+    /// The read whose server part `children` wait for.
+    read: BudgetedRead<T>,
+    /// What shows the read.
+    children: TypedChildrenFn<V>,
+) -> impl IntoView
+where
+    T: ReadData,
+    V: IntoView + 'static,
+{
+    let children = children.into_inner();
+    read.suspend(move || children())
+}
+
 /// The state of any budgeted read: which attempt is in flight, the countdown to the next one,
 /// the stop message, or why the read could not start; `loaded` draws the data once it is there.
 #[component]
@@ -30,8 +51,11 @@ where
     // One branch per kind of view, as an enum of views rather than type-erased ones: the
     // attempt, the queue and the refusal are the same line with other words. The state is
     // read in place, and only what a view keeps is copied.
-    move || {
-        read.state.with(|state| match state {
+    let loaded = std::sync::Arc::new(loaded);
+    let status = move || {
+        let loaded = loaded.clone();
+        move || {
+            read.state.with(|state| match state {
             ReadState::Loading { attempt, of } => EitherOf4::A(line(
                 "status",
                 "attempt",
@@ -67,7 +91,9 @@ where
                 EitherOf4::D(view! { <StopMessage report=report.clone() /> })
             }
         })
-    }
+        }
+    };
+    read.suspend(status)
 }
 
 /// The heading of the trace panel (the timeline and the list of events).
@@ -210,7 +236,9 @@ pub fn TracePanel<T>(
 where
     T: ReadData,
 {
-    view! {
+    let panel = move || {
+        let id = id.clone();
+        view! {
         <details class="trace" open=open>
             <summary>{TRACE}</summary>
             <Timeline read id />
@@ -233,7 +261,9 @@ where
                 }}
             </ol>
         </details>
-    }
+        }
+    };
+    read.suspend(panel)
 }
 
 /// The action as a picture ([`retry_budget::timeline`]): the attempts with their statuses,

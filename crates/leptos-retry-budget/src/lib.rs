@@ -15,11 +15,15 @@
 pub mod components;
 pub mod runtime;
 
-pub use components::{Announcer, Countdown, ReadStatus, StopMessage, Timeline, TracePanel};
+pub use components::{
+    Announcer, Countdown, ReadStatus, ReadSuspense, StopMessage, Timeline, TracePanel,
+};
 pub use retry_budget::{ReadRequest, RetryPolicy, RetryTokens, ScopePolicy};
 pub use runtime::{
     provide_scope_policy, use_budgeted_get, use_budgeted_read, BudgetedRead, ReadState,
 };
+#[cfg(feature = "ssr")]
+pub use runtime::{provide_server_reads, ServerReads};
 
 #[cfg(all(test, target_arch = "wasm32"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

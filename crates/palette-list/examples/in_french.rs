@@ -81,6 +81,12 @@ fn etat(state: &ReadState<PaletteCollection>, now: Duration) -> Vec<String> {
         ReadState::Loaded { report, .. } | ReadState::Stopped(report) => message(report),
         ReadState::Refused(Misconfigured::Policy(e)) => vec![mal_configuree(e)],
         ReadState::Refused(Misconfigured::Request(e)) => vec![mal_configuree(e)],
+        ReadState::Refused(Misconfigured::HandOver(e)) => vec![mal_configuree(e)],
+        ReadState::Refused(Misconfigured::OnServer) => vec![
+            "Le serveur a refusé d'envoyer cette lecture (son journal dit pourquoi) ; rien n'a \
+             été envoyé."
+                .into(),
+        ],
     }
 }
 

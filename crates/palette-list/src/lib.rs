@@ -33,9 +33,11 @@ pub mod palettes;
 pub mod screen;
 mod words;
 
+#[cfg(feature = "ssr")]
+pub use leptos_retry_budget::{provide_server_reads, ServerReads};
 pub use leptos_retry_budget::{
     use_budgeted_get, use_budgeted_read, Announcer, BudgetedRead, Countdown, ReadState, ReadStatus,
-    StopMessage, Timeline, TracePanel,
+    ReadSuspense, StopMessage, Timeline, TracePanel,
 };
 pub use retry_budget::{ReadRequest, RetryPolicy};
 pub use screen::{PaletteGrid, PaletteList, PaletteListView};

@@ -1,7 +1,9 @@
 //! The Palette List screen: the palettes read under a finite retry budget, and what it shows.
 
 use leptos::prelude::*;
-use leptos_retry_budget::{use_budgeted_read, Announcer, BudgetedRead, ReadState, ReadStatus};
+use leptos_retry_budget::{
+    use_budgeted_read, Announcer, BudgetedRead, ReadState, ReadStatus, ReadSuspense,
+};
 use retry_budget::{ReadRequest, RetryPolicy, StopReport};
 
 use crate::palettes::{palettes_url, CssColor, Palette, PaletteCollection};
@@ -64,14 +66,16 @@ pub fn PaletteListView(
             <header>
                 <h2>{move || palettes_heading(&collection.read())}</h2>
                 <div class="actions">
-                    <button
-                        data-testid=move || if running() { "cancel" } else { "retry" }
-                        on:click=move |_| {
-                            if running() { read.cancel() } else { read.try_again() }
-                        }
-                    >
-                        {move || if running() { CANCEL } else { TRY_AGAIN }}
-                    </button>
+                    <ReadSuspense read>
+                        <button
+                            data-testid=move || if running() { "cancel" } else { "retry" }
+                            on:click=move |_| {
+                                if running() { read.cancel() } else { read.try_again() }
+                            }
+                        >
+                            {move || if running() { CANCEL } else { TRY_AGAIN }}
+                        </button>
+                    </ReadSuspense>
                 </div>
             </header>
             <div class="body">

@@ -13,12 +13,13 @@ use web_sys::AbortController;
 use super::client::{self, Carrier};
 use super::coalesce::{self, Joinable, ParserKind, ReadKey};
 use super::fetch::{fetch, Answer};
+use super::from_server::{FromServer, Part, Pending};
 use super::origin::origin;
 use super::screens::{next_screen, Screens};
 use super::time::{now, timer_ms, wall_clock};
-use super::{ReadData, ReadRequest, ReadState, View};
+use super::{Misconfigured, ReadData, ReadRequest, ReadState, View};
 use retry_budget::{
-    next_change, BodyProblem, Outcome, Phase, ReadId, RetryPolicy, Step, TraceEvent,
+    next_change, BodyProblem, HandOver, Outcome, Phase, ReadId, RetryPolicy, Step, TraceEvent,
     TransportFailure,
 };
 
@@ -48,11 +49,17 @@ where
     /// hydration). When `request` changes, the screen moves to the read of the new value;
     /// when the component is cleaned up, it leaves. The last screen to leave a read, or to
     /// move on from it, stops its action.
+    ///
+    /// Where the server's render read it (`part`), the read is the server's and no other
+    /// screen's: its first action takes up what the server knew (the data or the stop, with
+    /// no request; or the wait handed over, which it goes on with).
     pub(super) fn attach<R>(
         request: Signal<ReadRequest>,
         policy: RetryPolicy,
         parse: R,
         view: View<T>,
+        part: Option<Part<T>>,
+        _from_server: FromServer<T>,
     ) -> Self
     where
         R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static,
@@ -60,7 +67,8 @@ where
         let id = next_screen();
         let parser = ParserKind::of::<R>();
         let parse: Parser<T> = Rc::new(parse);
-        let shared = read_of(request.get_untracked(), &policy, &parse, parser);
+        let part = part.filter(Part::was_read);
+        let shared = read_of(request.get_untracked(), &policy, &parse, parser, part);
         shared.screens.join(id, view);
         let screen = Rc::new(Screen {
             id,
@@ -118,11 +126,19 @@ impl<T: 'static> Driver<T> {
         self.screen.try_with_value(|s| s.current())
     }
 
-    /// The current action's trace, copied from the page.
+    /// The current action's trace, copied from the page: where the action goes on from the
+    /// server's render, the server's part first, then the page's from the hand-over on.
     pub(super) fn trace(&self) -> Vec<TraceEvent> {
-        let run = self.current().and_then(|s| s.run.borrow().clone());
-        run.and_then(|run| client::with_read(run.read, |a| a.trace().to_vec()))
-            .unwrap_or_default()
+        let Some(shared) = self.current() else {
+            return Vec::new();
+        };
+        let mut trace = shared.earlier.borrow().clone();
+        let run = shared.run.borrow().clone();
+        let own = run.and_then(|run| client::with_read(run.read, |a| a.trace().to_vec()));
+        // The page's own start of the action is the server's, already in the trace.
+        let skip = usize::from(!trace.is_empty());
+        trace.extend(own.into_iter().flatten().skip(skip));
+        trace
     }
 }
 
@@ -150,7 +166,7 @@ where
     /// The request changed: the screen shows the read of the new one (joined, or new and
     /// started) and leaves the last, which stops as moved on if no other screen shows it.
     fn move_to(&self, request: ReadRequest) {
-        let next = read_of(request, &self.policy, &self.parse, self.parser);
+        let next = read_of(request, &self.policy, &self.parse, self.parser, None);
         next.screens.join(self.id, self.view);
         let last = self.shows.replace(next.clone());
         if last.screens.part(self.id) {
@@ -168,19 +184,19 @@ where
 }
 
 /// The read of `request` under `policy`: one a screen may join (unless the policy turns
-/// coalescing off), else a new one, not yet started.
+/// coalescing off, or the server's render read it: `part`), else a new one, not yet started.
 fn read_of<T: 'static>(
     request: ReadRequest,
     policy: &RetryPolicy,
     parse: &Parser<T>,
     parser: ParserKind,
+    part: Option<Part<T>>,
 ) -> Rc<Shared<T>> {
     let scope: Rc<str> = match policy.scope() {
         Some(name) => name.into(),
         None => origin(request.url()).into(),
     };
-    let key = policy
-        .coalesce()
+    let key = (policy.coalesce() && part.is_none())
         .then(|| ReadKey::new::<T>(scope.clone(), &request, policy, parser))
         .flatten();
     if let Some(joined) = key.as_ref().and_then(coalesce::find::<Shared<T>>) {
@@ -194,6 +210,9 @@ fn read_of<T: 'static>(
         owned: Cell::new(0),
         run: RefCell::new(None),
         screens: Screens::new(),
+        // Shown from the first, as the server's HTML shows it.
+        earlier: RefCell::new(part.as_ref().map_or_else(Vec::new, |p| p.trace().to_vec())),
+        from_server: Pending::new(part),
     });
     if let Some(key) = key {
         coalesce::add(key, &shared);
@@ -215,6 +234,10 @@ struct Shared<T: 'static> {
     /// The current action, once one has started.
     run: RefCell<Option<Rc<Run<T>>>>,
     screens: Screens<T>,
+    /// What the server's render knew, until the first action takes it up.
+    from_server: Pending<T>,
+    /// The server's part of the current action's trace, where it goes on from the server's.
+    earlier: RefCell<Vec<TraceEvent>>,
 }
 
 impl<T: 'static> Joinable for Shared<T> {
@@ -262,12 +285,33 @@ where
     shared.owned.set(generation);
     // The last action is let go first: once nothing holds it, the page forgets it.
     drop(shared.run.take());
+    if let Some(part) = shared.from_server.take() {
+        take_up(shared, part, generation);
+        return;
+    }
+    // A new action owes the server nothing.
+    shared.earlier.take();
     if let Err(e) = shared.request.validate() {
         shared.screens.show(ReadState::Refused(e.into()));
         return;
     }
+    let started = client::start(
+        &shared.scope,
+        shared.policy.clone(),
+        run_of(shared, generation),
+    );
+    if let Err(e) = started {
+        shared.screens.show(ReadState::Refused(e.into()));
+    }
+}
+
+/// What carries out the steps of `shared`'s action of `generation`, once the page names it.
+fn run_of<T: 'static>(
+    shared: &Rc<Shared<T>>,
+    generation: u64,
+) -> impl FnOnce(ReadId) -> Rc<Run<T>> + '_ {
     let weak = Rc::downgrade(shared);
-    let started = client::start(&shared.scope, shared.policy.clone(), |read| {
+    move |read| {
         let run = Rc::new(Run {
             shared: weak,
             read,
@@ -279,8 +323,33 @@ where
         // The screens own it before its first step is carried out.
         *shared.run.borrow_mut() = Some(run.clone());
         run
-    });
-    if let Err(e) = started {
+    }
+}
+
+/// The first action takes up what the server's render knew: the data, the stop or the
+/// refusal the screen already shows, with no request; or the wait handed over, which goes on
+/// here as the same action. A hand-over this page cannot read stops the read, and says so:
+/// the server may just have been told to wait, so nothing is sent.
+fn take_up<T: ReadData>(shared: &Rc<Shared<T>>, part: Part<T>, generation: u64) {
+    let Some(hand_over) = part.hand_over() else {
+        return;
+    };
+    let hand_over = match HandOver::parse(hand_over) {
+        Ok(hand_over) => hand_over,
+        Err(e) => {
+            shared
+                .screens
+                .show(ReadState::Refused(Misconfigured::HandOver(e)));
+            return;
+        }
+    };
+    let resumed = client::resume(
+        &shared.scope,
+        shared.policy.clone(),
+        &hand_over,
+        run_of(shared, generation),
+    );
+    if let Err(e) = resumed {
         shared.screens.show(ReadState::Refused(e.into()));
     }
 }

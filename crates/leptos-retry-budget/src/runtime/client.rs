@@ -6,13 +6,14 @@
 
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
+use std::time::Duration;
 
 use gloo_timers::callback::Timeout;
 
 use super::tabs::{Message, Tabs};
 use super::time::{now, timer_ms};
 use retry_budget::{
-    Client, ClientEvent, PolicyError, ReadAction, ReadId, RetryPolicy, ScopePolicy,
+    Client, ClientEvent, HandOver, PolicyError, ReadAction, ReadId, RetryPolicy, ScopePolicy,
     ScopePolicyError, ScopeState, Step,
 };
 
@@ -55,12 +56,36 @@ pub(super) fn start<C: Carrier + 'static>(
     policy: RetryPolicy,
     carrier: impl FnOnce(ReadId) -> Rc<C>,
 ) -> Result<Rc<C>, PolicyError> {
-    // From now on, this page hears the other tabs.
-    TABS.with(|_| {});
     // Each read's own random seed, so reads held back together are released apart.
     let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
+    begin(carrier, |client, now| {
+        client.handle_start(now, scope, policy, seed)
+    })
+}
+
+/// A read the server's render handed over goes on now on `scope` under `policy`
+/// ([`Client::handle_resume`]), its deadline counted from the page's time origin (zero on
+/// `performance.now()`), which came before the server started the read.
+pub(super) fn resume<C: Carrier + 'static>(
+    scope: &str,
+    policy: RetryPolicy,
+    hand_over: &HandOver,
+    carrier: impl FnOnce(ReadId) -> Rc<C>,
+) -> Result<Rc<C>, PolicyError> {
+    begin(carrier, |client, now| {
+        client.handle_resume(now, Duration::ZERO, scope, policy, hand_over)
+    })
+}
+
+/// A read `open`s on the page now; `carrier` carries out its steps from the first.
+fn begin<C: Carrier + 'static>(
+    carrier: impl FnOnce(ReadId) -> Rc<C>,
+    open: impl FnOnce(&mut Client, Duration) -> Result<ReadId, PolicyError>,
+) -> Result<Rc<C>, PolicyError> {
+    // From now on, this page hears the other tabs.
+    TABS.with(|_| {});
     let at = now();
-    let read = CLIENT.with_borrow_mut(|client| client.handle_start(at, scope, policy, seed))?;
+    let read = CLIENT.with_borrow_mut(|client| open(client, at))?;
     let carrier = carrier(read);
     let dyn_carrier: Rc<dyn Carrier> = carrier.clone();
     CARRIERS.with_borrow_mut(|c| {
@@ -73,7 +98,7 @@ pub(super) fn start<C: Carrier + 'static>(
 
 /// An input to the page at the time now, for `read` if it is one read's; then every event it
 /// caused is carried out.
-pub(super) fn input(read: Option<ReadId>, handle: impl FnOnce(&mut Client, std::time::Duration)) {
+pub(super) fn input(read: Option<ReadId>, handle: impl FnOnce(&mut Client, Duration)) {
     let at = now();
     CLIENT.with_borrow_mut(|client| handle(client, at));
     drive(read);

@@ -38,7 +38,9 @@ use serde::de::DeserializeOwned;
 
 use retry_budget::body::parse_json;
 use retry_budget::request::{ReadRequest, RequestError};
-use retry_budget::{BodyProblem, PolicyError, RetryPolicy, StopReport, TraceEvent, WaitReason};
+use retry_budget::{
+    BodyProblem, HandOverError, PolicyError, RetryPolicy, StopReport, TraceEvent, WaitReason,
+};
 
 // In the browser, one file a job: a read's lifecycle and steps (`browser`), the page's one
 // `Client` and timer (`client`), the other tabs (`tabs`), identical reads shared (`coalesce`),
@@ -67,6 +69,17 @@ pub use client::{provide_scope_policy, scope_state};
 #[cfg(target_arch = "wasm32")]
 pub use time::now;
 
+// What the server's render knew of a read, carried to the browser (`ssr`, `hydrate`), and the
+// reads a server makes while it renders (`ssr`).
+mod from_server;
+#[cfg(feature = "ssr")]
+mod render;
+use from_server::FromServer;
+#[cfg(feature = "ssr")]
+pub use render::{provide_server_reads, ServerReads};
+
+#[cfg(not(target_arch = "wasm32"))]
+mod server;
 #[cfg(not(target_arch = "wasm32"))]
 use server::Driver;
 #[cfg(not(target_arch = "wasm32"))]
@@ -128,23 +141,62 @@ pub enum Misconfigured {
     /// The request cannot be sent as described ([`ReadRequest::validate`]).
     #[error("This read is misconfigured: {0}")]
     Request(#[from] RequestError),
+    /// The server refused to send the read it was to make while rendering (a URL it may not
+    /// read, say); its log says why, as its request is its own.
+    #[error("This read is misconfigured: the server refused to send it (its log says why).")]
+    OnServer,
+    /// The server handed the read over, and this page cannot read the hand-over (a page of
+    /// another version, say). Nothing is sent: the server may just have been told to wait.
+    #[error("This read is misconfigured: the server's hand-over cannot be read: {0}.")]
+    HandOver(#[from] HandOverError),
 }
 
 /// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
-/// the server also `Send + Sync`, since a server may render on any of its threads. In the
-/// browser (`csr`, `hydrate`) nothing more: data that holds an `Rc` is fine.
-#[cfg(target_arch = "wasm32")]
+/// the server also `Send + Sync`, since a server may render on any of its threads; where the
+/// server hands it to the browser (`ssr`, `hydrate`), also `Serialize` and `Deserialize`, as
+/// Leptos's resources are. In a CSR app nothing more: data that holds an `Rc` is fine.
+#[cfg(all(target_arch = "wasm32", not(feature = "hydrate")))]
 pub trait ReadData: Clone + 'static {}
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "hydrate")))]
 impl<T: Clone + 'static> ReadData for T {}
 
 /// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
-/// the server also `Send + Sync`, since a server may render on any of its threads. In the
-/// browser (`csr`, `hydrate`) nothing more: data that holds an `Rc` is fine.
-#[cfg(not(target_arch = "wasm32"))]
+/// the server also `Send + Sync`, since a server may render on any of its threads; where the
+/// server hands it to the browser (`ssr`, `hydrate`), also `Serialize` and `Deserialize`, as
+/// Leptos's resources are. In a CSR app nothing more: data that holds an `Rc` is fine.
+#[cfg(all(not(target_arch = "wasm32"), not(feature = "ssr")))]
 pub trait ReadData: Clone + Send + Sync + 'static {}
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(not(target_arch = "wasm32"), not(feature = "ssr")))]
 impl<T: Clone + Send + Sync + 'static> ReadData for T {}
+
+/// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
+/// the server also `Send + Sync`, since a server may render on any of its threads; where the
+/// server hands it to the browser (`ssr`, `hydrate`), also `Serialize` and `Deserialize`, as
+/// Leptos's resources are. In a CSR app nothing more: data that holds an `Rc` is fine.
+#[cfg(any(
+    all(target_arch = "wasm32", feature = "hydrate"),
+    all(not(target_arch = "wasm32"), feature = "ssr")
+))]
+pub trait ReadData: Clone + Send + Sync + serde::Serialize + DeserializeOwned + 'static {}
+#[cfg(any(
+    all(target_arch = "wasm32", feature = "hydrate"),
+    all(not(target_arch = "wasm32"), feature = "ssr")
+))]
+impl<T: Clone + Send + Sync + serde::Serialize + DeserializeOwned + 'static> ReadData for T {}
+
+/// How a 2xx body becomes a read's data: any closure; on a server that reads while it
+/// renders (`ssr`), one that is `Send + Sync`, as the read runs on the server's threads.
+#[cfg(not(feature = "ssr"))]
+pub trait Parse<T>: Fn(&[u8]) -> Result<T, BodyProblem> + 'static {}
+#[cfg(not(feature = "ssr"))]
+impl<T, R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static> Parse<T> for R {}
+
+/// How a 2xx body becomes a read's data: any closure; on a server that reads while it
+/// renders (`ssr`), one that is `Send + Sync`, as the read runs on the server's threads.
+#[cfg(feature = "ssr")]
+pub trait Parse<T>: Fn(&[u8]) -> Result<T, BodyProblem> + Send + Sync + 'static {}
+#[cfg(feature = "ssr")]
+impl<T, R: Fn(&[u8]) -> Result<T, BodyProblem> + Send + Sync + 'static> Parse<T> for R {}
 
 /// Where a read's state signal keeps its value: on the page's one thread in the browser, so the
 /// data need not be `Send`; shared between threads on the server.
@@ -166,7 +218,7 @@ impl<T> ReadState<T> {
 }
 
 /// A budgeted `GET` of JSON, as reactive state plus its controls. Cheap to copy.
-pub struct BudgetedRead<T: 'static> {
+pub struct BudgetedRead<T: ReadData> {
     /// What to show now.
     pub state: ReadSignal<ReadState<T>, StateStorage>,
     /// Changes whenever the current action's trace grows (or a new action starts): track it to
@@ -175,15 +227,16 @@ pub struct BudgetedRead<T: 'static> {
     /// The runtime's monotonic clock, refreshed while waiting, for countdowns.
     pub clock: ReadSignal<Duration>,
     driver: Driver<T>,
+    from_server: FromServer<T>,
 }
 
-impl<T: 'static> Clone for BudgetedRead<T> {
+impl<T: ReadData> Clone for BudgetedRead<T> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T: 'static> Copy for BudgetedRead<T> {}
+impl<T: ReadData> Copy for BudgetedRead<T> {}
 
 impl<T: ReadData> BudgetedRead<T> {
     /// Starts a new action with a fresh budget (Try again). Leaves the current one first.
@@ -197,7 +250,21 @@ impl<T: ReadData> BudgetedRead<T> {
     }
 }
 
-impl<T: 'static> BudgetedRead<T> {
+impl<T: ReadData> BudgetedRead<T> {
+    /// `children`, once what the server knew of this read is known (see
+    /// [`ReadSuspense`](crate::ReadSuspense)).
+    pub(crate) fn suspend<V>(
+        &self,
+        children: impl Fn() -> V + Send + Sync + 'static,
+    ) -> impl IntoView
+    where
+        V: IntoView + 'static,
+    {
+        self.from_server.suspend(children)
+    }
+}
+
+impl<T: ReadData> BudgetedRead<T> {
     /// The current action's trace, read from the page when asked (nothing is copied for a
     /// screen that never shows it); in a reactive context it is read again as it grows. Empty
     /// off the browser.
@@ -244,22 +311,76 @@ pub fn use_budgeted_read<T, R>(
 ) -> BudgetedRead<T>
 where
     T: ReadData,
-    R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static,
+    R: Parse<T>,
 {
+    let request = request.into();
+    let of = policy.max_attempts();
     let view = View {
-        state: RwSignal::new_with_storage(ReadState::Loading {
-            attempt: 1,
-            of: policy.max_attempts(),
-        }),
+        state: RwSignal::new_with_storage(ReadState::Loading { attempt: 1, of }),
         traced: RwSignal::new(0),
         clock: RwSignal::new(Duration::ZERO),
     };
+    let (from_server, parse) = from_server(request, &policy, parse, view);
+    // Hydrating, the screen shows at once what the server's HTML shows.
+    let part = from_server.now();
+    if let Some(state) = part.as_ref().and_then(|p| p.state(of, now())) {
+        view.state.set(state);
+        view.clock.set(now());
+    }
     BudgetedRead {
         state: view.state.read_only(),
         traced: view.traced.read_only(),
         clock: view.clock.read_only(),
-        driver: Driver::attach(request.into(), policy, parse, view),
+        driver: Driver::attach(request, policy, parse, view, part, from_server),
+        from_server,
     }
+}
+
+/// The server's part of the read: on a server that reads while it renders, the read of
+/// `request` in this render, as far as the render may hold it; in the browser, what the
+/// server's HTML says of it. `parse` comes back for the browser.
+#[cfg(feature = "ssr")]
+fn from_server<T: ReadData, R: Parse<T>>(
+    request: Signal<ReadRequest>,
+    policy: &RetryPolicy,
+    parse: R,
+    view: View<T>,
+) -> (FromServer<T>, std::sync::Arc<R>) {
+    let parse = std::sync::Arc::new(parse);
+    let fetch = render::read_in_render(request.get_untracked(), policy.clone(), parse.clone());
+    let from_server = FromServer::new(fetch, view.state, policy.max_attempts());
+    (from_server, parse)
+}
+
+/// The server's part of the read: on a server that reads while it renders, the read of
+/// `request` in this render, as far as the render may hold it; in the browser, what the
+/// server's HTML says of it. `parse` comes back for the browser.
+#[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+fn from_server<T: ReadData, R: Parse<T>>(
+    _request: Signal<ReadRequest>,
+    policy: &RetryPolicy,
+    parse: R,
+    view: View<T>,
+) -> (FromServer<T>, R) {
+    // Only a screen that mounts after hydration gets here: the browser reads for itself.
+    let fetch = || std::future::ready(from_server::ServerPart::NotRead);
+    (
+        FromServer::new(fetch, view.state, policy.max_attempts()),
+        parse,
+    )
+}
+
+/// The server's part of the read: on a server that reads while it renders, the read of
+/// `request` in this render, as far as the render may hold it; in the browser, what the
+/// server's HTML says of it. `parse` comes back for the browser.
+#[cfg(not(any(feature = "ssr", feature = "hydrate")))]
+fn from_server<T: ReadData, R: Parse<T>>(
+    _request: Signal<ReadRequest>,
+    _policy: &RetryPolicy,
+    parse: R,
+    _view: View<T>,
+) -> (FromServer<T>, R) {
+    (FromServer::none(), parse)
 }
 
 /// What the runtime writes to; every write is `try_`, as the owner may be gone.
@@ -276,63 +397,3 @@ impl<T: 'static> Clone for View<T> {
 }
 
 impl<T: 'static> Copy for View<T> {}
-
-#[cfg(not(target_arch = "wasm32"))]
-mod server {
-    use std::marker::PhantomData;
-
-    use std::time::Duration;
-
-    use leptos::prelude::Signal;
-
-    use super::{ReadRequest, View};
-    use retry_budget::{RetryPolicy, ScopePolicy, ScopePolicyError, ScopeState, TraceEvent};
-
-    /// The runtime's monotonic clock; off the browser there is none to read, and it stays at
-    /// zero (as a read's `clock` does).
-    pub fn now() -> Duration {
-        Duration::ZERO
-    }
-
-    /// What the page's ledger knows of `scope`; off the browser no read is driven, so nothing
-    /// (the state of a scope no answer has reached).
-    pub fn scope_state(_scope: &str) -> ScopeState {
-        ScopeState::default()
-    }
-
-    /// Gives `scope` the policy its reads share; off the browser no read is driven, so the
-    /// policy is only checked (an invalid one is refused, by name, as in the browser).
-    pub fn provide_scope_policy(_scope: &str, policy: ScopePolicy) -> Result<(), ScopePolicyError> {
-        policy.validate()
-    }
-
-    /// Off the browser the read is never driven: it stays in its initial state.
-    pub(super) struct Driver<T>(PhantomData<fn() -> T>);
-
-    impl<T> Clone for Driver<T> {
-        fn clone(&self) -> Self {
-            *self
-        }
-    }
-
-    impl<T> Copy for Driver<T> {}
-
-    impl<T> Driver<T> {
-        pub(super) fn attach<R>(
-            _request: Signal<ReadRequest>,
-            _policy: RetryPolicy,
-            _read: R,
-            _view: View<T>,
-        ) -> Self {
-            Driver(PhantomData)
-        }
-
-        pub(super) fn try_again(&self) {}
-
-        pub(super) fn cancel(&self) {}
-
-        pub(super) fn trace(&self) -> Vec<TraceEvent> {
-            Vec::new()
-        }
-    }
-}
