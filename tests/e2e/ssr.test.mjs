@@ -1,7 +1,9 @@
-// End to end: the SSR example (examples/ssr), rendered by its leptos_axum server and hydrated in
-// Debian's headless Chromium, under its strict Content-Security-Policy. Every test starts a
-// server of its own (its API's first window already spent, then 2 answers every 3 s) and counts
-// what reached it. Run by scripts/test.sh, which builds the server and the site.
+// End to end: the SSR example (examples/ssr), rendered by its leptos_axum server, which reads
+// its API while it renders, and hydrated in Debian's headless Chromium, under its strict
+// Content-Security-Policy. Every test starts a server of its own (by default its API's first
+// window already spent, then 2 answers every 3 s) and counts what reached the API, and from
+// whom: the server's renders or the browser. Run by scripts/test.sh, which builds the server
+// and the site.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -25,9 +27,12 @@ after(async () => {
   for (const s of servers) s.kill();
 });
 
-/** A fresh server on a free loopback port; resolves to its URL. It stops by itself in 2 minutes. */
-async function serve() {
-  const child = spawn(SERVER, ['--stop-after', '120', '--quota', '2', '--window-s', '3'], {
+/**
+ * A fresh server on a free loopback port, its API's limit as `args` set it (default: 2 answers
+ * every 3 s, the first window spent); resolves to its URL. It stops by itself in 2 minutes.
+ */
+async function serve(args = []) {
+  const child = spawn(SERVER, ['--stop-after', '120', '--quota', '2', '--window-s', '3', ...args], {
     env: { ...process.env, LEPTOS_OUTPUT_NAME: OUTPUT_NAME, LEPTOS_SITE_ROOT: SITE, LEPTOS_SITE_ADDR: '127.0.0.1:0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -43,20 +48,27 @@ async function serve() {
   });
 }
 
-/** Every API request the server saw: collection, status, and whether it carried the app's key. */
+/**
+ * Every API request so far: collection, status, whether it carried the app's key, who sent it
+ * (`from`: server or browser) and when (`at_ms`).
+ */
 async function apiLog(url) {
   return (await fetch(`${url}/api/log`)).json();
 }
 
-/** The statuses the server answered for one collection, in order. */
-const statuses = (log, collection) => log.filter((r) => r.collection === collection).map((r) => r.status);
+/** Who asked for one collection, and what the API answered, in order: `server 429`, … */
+const asked = (log, collection) =>
+  log.filter((r) => r.collection === collection).map((r) => `${r.from} ${r.status}`);
+
+/** The app's key, which the server's requests carry and the page must never show. */
+const KEY = 'ssr-example-key-3f9d';
 
 /**
  * What the page's console said beyond the browser's own line for each `429` the server logged
  * (Chromium reports every 4xx answer as a failed resource): nothing, where all is well.
  */
 function unexpected(problems, log) {
-  const refused = log.filter((r) => r.status === 429).length;
+  const refused = log.filter((r) => r.status === 429 && r.from === 'browser').length;
   const network = problems.filter((p) =>
     /^console error: Failed to load resource: the server responded with a status of 429 .*\/api\/palettes\?collection=/.test(p));
   assert.equal(network.length, refused, `one network line per 429:\n${problems.join('\n')}`);
@@ -75,7 +87,8 @@ async function assertCleanAndClose({ page, problems, violations }, log) {
 
 /**
  * Opens `url` in a new page that records, from before its first script, console errors and
- * warnings (hydration warnings among them), uncaught errors and CSP violations.
+ * warnings (hydration warnings among them), uncaught errors and CSP violations; `html` is the
+ * page as the server sent it.
  */
 async function open(url) {
   const page = await browser.newPage({ viewport: { width: 1000, height: 1000 } });
@@ -92,47 +105,86 @@ async function open(url) {
       window.__violations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`);
     });
   });
-  await page.goto(url);
-  return { page, problems, violations: () => page.evaluate(() => window.__violations) };
+  const response = await page.goto(url);
+  const html = await response.text();
+  return { page, html, problems, violations: () => page.evaluate(() => window.__violations) };
 }
 
-/** Both screens are waiting: the page hydrated, and each read met the spent window's 429. */
-async function bothWaiting(page) {
-  for (const screen of ['#coast', '#keyed']) {
-    await page.locator(`${screen} [data-testid=countdown]`).waitFor({ timeout: 8000 });
-  }
+/** The page is hydrated: a handler of its own runs. */
+async function assertLive(page) {
+  await page.getByTestId('clicks').click();
+  assert.equal(await page.getByTestId('clicks').textContent(), 'Clicks: 1');
 }
 
-test('the server renders the first state and sends nothing; hydrated, two screens go 429, wait, 200', async () => {
-  const url = await serve();
+/** What the server sent holds none of what the server's requests carried. */
+function assertNoSecret(html) {
+  assert.ok(!html.includes(KEY), 'the key the server sends is not in the page');
+  assert.ok(!html.includes('X-Api-Key'), 'nor is the header it goes in');
+}
+
+test('the API answers 200: the palettes are in the HTML, and the hydrated page sends nothing', async () => {
+  const url = await serve(['--first-window', 'open', '--quota', '10']);
   const raw = await fetch(`${url}/`);
   const html = await raw.text();
   assert.equal(raw.status, 200);
   const policy = raw.headers.get('content-security-policy');
   assert.match(policy, /^default-src 'self'; script-src 'self' 'nonce-[\w+/=-]+' 'wasm-unsafe-eval'; style-src 'self' 'nonce-[\w+/=-]+'$/);
-  assert.equal(html.match(/Attempt 1 of 3/g)?.length, 2, html);
+  for (const name of ['Tide Pool', 'Sandbar', 'Ridge']) assert.ok(html.includes(name), `${name} in the HTML`);
   assert.ok(!html.includes('style='), 'no style attribute for the CSP to block');
-  assert.deepEqual(await apiLog(url), [], 'rendering on the server sent no API request');
+  assertNoSecret(html);
+  assert.deepEqual(asked(await apiLog(url), 'coast'), ['server 200']);
 
+  // Without scripts, as a crawler reads it: the palettes are there, in place.
+  const noScript = await browser.newContext({ javaScriptEnabled: false });
+  const bare = await noScript.newPage();
+  await bare.goto(`${url}/`);
+  assert.equal(await bare.locator('#coast [data-testid=palette]').count(), 2);
+  assert.equal(await bare.locator('#keyed [data-testid=palette]').count(), 1);
+  await noScript.close();
+
+  const before = (await apiLog(url)).length;
   const opened = await open(`${url}/`);
   const { page } = opened;
-  await bothWaiting(page);
-  await assertAccessible(page, 'both screens waiting');
-  // The page is live: a handler of its own runs.
-  await page.getByTestId('clicks').click();
-  assert.equal(await page.getByTestId('clicks').textContent(), 'Clicks: 1');
+  await assertLive(page);
+  for (const screen of ['#coast', '#keyed']) {
+    await page.locator(`${screen} [data-testid=palettes]`).waitFor({ timeout: 2000 });
+  }
+  // The trace is the server's: one attempt, answered 200.
+  await page.locator('#keyed details.trace summary').click();
+  assert.match(await page.locator('#keyed [data-testid=trace]').textContent(), /attempt 1 started.*200/s);
+  await sleep(1000);
+  const log = await apiLog(url);
+  assert.equal(log.length, before + 2, 'the render read each screen once');
+  assert.deepEqual(log.filter((r) => r.from === 'browser'), [], 'the browser sent nothing');
+  await assertCleanAndClose(opened, log);
+});
+
+test('a 429 during the render: the HTML shows the wait, and the browser goes on with attempt 2 no earlier than asked', async () => {
+  const url = await serve();
+  const opened = await open(`${url}/`);
+  const { page, html } = opened;
+  assert.equal(html.match(/Attempt 2 of 3 in [23] s/g)?.length, 2, html);
+  assertNoSecret(html);
+  await assertLive(page);
+  await assertAccessible(page, 'both screens waiting, as the server left them');
   for (const screen of ['#coast', '#keyed']) {
     await page.locator(`${screen} [data-testid=palettes]`).waitFor({ timeout: 8000 });
   }
   await assertAccessible(page, 'both loaded');
+  // One timeline: the server's attempt and its 429, the hand-over, the browser's attempt 2.
   await page.locator('#keyed details.trace summary').click();
+  const trace = await page.locator('#keyed [data-testid=trace]').textContent();
+  assert.match(trace, /attempt 1 started.*429.*handed over after 1 attempts.*attempt 2 started.*200/s, trace);
   await assertAccessible(page, 'the trace open');
   await page.screenshot({ path: `${SHOTS}/ssr-loaded.png`, fullPage: true });
 
   const log = await apiLog(url);
-  assert.deepEqual(statuses(log, 'coast'), [429, 200], JSON.stringify(log));
-  assert.deepEqual(statuses(log, 'dune'), [429, 200], JSON.stringify(log));
-  // The key the page sets reaches the server on every attempt of its read, and only there.
+  for (const collection of ['coast', 'dune']) {
+    assert.deepEqual(asked(log, collection), ['server 429', 'browser 200'], JSON.stringify(log));
+    const [server, browserRead] = log.filter((r) => r.collection === collection);
+    assert.ok(browserRead.at_ms - server.at_ms >= 2999, `${collection}: the browser waited out Retry-After: 3 (${JSON.stringify(log)})`);
+  }
+  // The key the page sets reaches the API on every attempt of its read, from either side.
   assert.deepEqual(log.filter((r) => r.collection === 'dune').map((r) => r.key), ['as_expected', 'as_expected']);
   assert.deepEqual(log.filter((r) => r.collection === 'coast').map((r) => r.key), ['missing', 'missing']);
 
@@ -145,11 +197,26 @@ test('the server renders the first state and sends nothing; hydrated, two screen
   await assertCleanAndClose(opened, log);
 });
 
-test('leaving the route during the wait sends nothing more', async () => {
+test('a Retry-After past the budget: the stop is in the HTML, and the browser sends nothing', async () => {
+  const url = await serve(['--window-s', '30']);
+  const opened = await open(`${url}/`);
+  const { page, html } = opened;
+  assert.equal(html.match(/data-testid="stop" data-outcome="budget_exhausted"/g)?.length, 2, html);
+  assert.equal(html.match(/data-testid="retry"/g)?.length, 2, 'Try again, not Cancel');
+  await assertLive(page);
+  await page.locator('#coast [data-testid=stop]').waitFor({ timeout: 2000 });
+  await assertAccessible(page, 'both stopped, as the server left them');
+  await sleep(1500);
+  const log = await apiLog(url);
+  assert.deepEqual(log.map((r) => `${r.from} ${r.status}`), ['server 429', 'server 429'], JSON.stringify(log));
+  await assertCleanAndClose(opened, log);
+});
+
+test('leaving the route during a wait the server handed over sends nothing more', async () => {
   const url = await serve();
   const opened = await open(`${url}/`);
   const { page } = opened;
-  await bothWaiting(page);
+  await assertLive(page);
   // One screen cancelled first: a stopped state, checked as the user sees it.
   await page.locator('#coast [data-testid=cancel]').click();
   await page.locator('#coast [data-testid=stop]').waitFor({ timeout: 2000 });
@@ -160,7 +227,25 @@ test('leaving the route during the wait sends nothing more', async () => {
   // Past the 3 s the 429s asked for: nothing more arrived.
   await sleep(4000);
   const log = await apiLog(url);
-  assert.deepEqual(log.map((r) => `${r.collection} ${r.status}`).sort(), ['coast 429', 'dune 429'], JSON.stringify(log));
+  assert.deepEqual(log.map((r) => `${r.from} ${r.collection} ${r.status}`).sort(), ['server coast 429', 'server dune 429'], JSON.stringify(log));
+  await assertCleanAndClose(opened, log);
+});
+
+test('after a 429, the next render sends nothing during the block, nor does its browser', async () => {
+  const url = await serve();
+  // The first render meets the 429s; its block is in the server's one ledger.
+  await (await fetch(`${url}/`)).text();
+  const opened = await open(`${url}/`);
+  const { page, html } = opened;
+  // Its reads wait for the block before their first attempt.
+  assert.equal(html.match(/Attempt 1 of 3 in [123] s/g)?.length, 2, html);
+  for (const screen of ['#coast', '#keyed']) {
+    await page.locator(`${screen} [data-testid=palettes]`).waitFor({ timeout: 8000 });
+  }
+  const log = await apiLog(url);
+  const blocked = Math.min(...log.filter((r) => r.status === 429).map((r) => r.at_ms));
+  assert.deepEqual(log.map((r) => `${r.from} ${r.status}`), ['server 429', 'server 429', 'browser 200', 'browser 200'], JSON.stringify(log));
+  assert.ok(log.slice(2).every((r) => r.at_ms - blocked >= 2999), `nothing before the block's end: ${JSON.stringify(log)}`);
   await assertCleanAndClose(opened, log);
 });
 
@@ -168,7 +253,7 @@ test('another query stops the read it replaces and starts one new read', async (
   const url = await serve();
   const opened = await open(`${url}/`);
   const { page } = opened;
-  await bothWaiting(page);
+  await assertLive(page);
   await page.locator('a[href="/?collection=harbour"]').click();
   await page.locator('#keyed h2', { hasText: 'Palettes: harbour' }).waitFor({ timeout: 2000 });
   for (const screen of ['#coast', '#keyed']) {
@@ -177,11 +262,12 @@ test('another query stops the read it replaces and starts one new read', async (
   assert.equal(await page.locator('#keyed [data-testid=palette]').first().locator('.name').textContent(), 'Quay');
   await sleep(1000);
   const log = await apiLog(url);
-  // dune's read stopped in its wait: its one 429, nothing after. harbour's waited out the
-  // API's block (it sent nothing into it) and loaded at once; coast's went on as it was.
-  assert.deepEqual(statuses(log, 'dune'), [429], JSON.stringify(log));
-  assert.deepEqual(statuses(log, 'harbour'), [200], JSON.stringify(log));
-  assert.deepEqual(statuses(log, 'coast'), [429, 200], JSON.stringify(log));
+  // dune's read stopped in its wait: the server's one 429, nothing after. harbour's began in
+  // the browser, waited out the block the hand-over seeded, and loaded at once; coast's went
+  // on from the server's as it was.
+  assert.deepEqual(asked(log, 'dune'), ['server 429'], JSON.stringify(log));
+  assert.deepEqual(asked(log, 'harbour'), ['browser 200'], JSON.stringify(log));
+  assert.deepEqual(asked(log, 'coast'), ['server 429', 'browser 200'], JSON.stringify(log));
   assert.ok(log.filter((r) => r.collection !== 'coast').every((r) => r.key === 'as_expected'));
   await assertCleanAndClose(opened, log);
 });

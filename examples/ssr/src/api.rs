@@ -2,9 +2,12 @@
 //!
 //! - `GET /api/palettes?collection=NAME`: a collection, at most `quota` answers a window of
 //!   `window`; past that, `429` with `Retry-After` (whole seconds to the window's end). The
-//!   first window opens at the first request, already spent, as a quota other clients used up.
-//! - `GET /api/log`: every request so far: its collection, its status, and whether it carried
-//!   the app's key (`as_expected`, `missing` or `other`), never the key itself.
+//!   first window opens at the first request, already spent (as a quota other clients used
+//!   up) unless the server was started with `--first-window open`.
+//! - `GET /api/log`: every request so far: its collection, its status, whether it carried the
+//!   app's key (`as_expected`, `missing` or `other`, never the key itself), who sent it (`from`:
+//!   `browser`, which names itself in `User-Agent`, or `server`, the renders' client, which
+//!   does not) and when (`at_ms`, since the API started).
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -19,16 +22,23 @@ use serde_json::{json, Value};
 
 use crate::app::{API_KEY, KEY_HEADER};
 
-/// The API's routes, at most `quota` answers every `window`.
-pub fn router<S: Clone + Send + Sync + 'static>(quota: u32, window: Duration) -> Router<S> {
+/// The API's routes, at most `quota` answers every `window`; the first window spent unless
+/// `first_open`.
+pub fn router<S: Clone + Send + Sync + 'static>(
+    quota: u32,
+    window: Duration,
+    first_open: bool,
+) -> Router<S> {
     let api = Arc::new(Api {
         limit: Mutex::new(Limit {
             quota,
             window,
             opened: None,
             used: 0,
+            first_open,
         }),
         log: Mutex::new(Vec::new()),
+        started: Instant::now(),
     });
     Router::new()
         .route("/api/palettes", get(palettes))
@@ -39,6 +49,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(quota: u32, window: Duration) ->
 struct Api {
     limit: Mutex<Limit>,
     log: Mutex<Vec<Value>>,
+    started: Instant,
 }
 
 /// A fixed window: `quota` answers from `opened` to `opened + window`.
@@ -47,14 +58,16 @@ struct Limit {
     window: Duration,
     opened: Option<Instant>,
     used: u32,
+    /// The first window has its whole quota.
+    first_open: bool,
 }
 
 impl Limit {
     /// Admits a request arriving `now`, or says how long until the window with room opens.
     fn admit(&mut self, now: Instant) -> Result<(), Duration> {
-        // The first window opens with the first request, spent.
+        // The first window opens with the first request, spent unless said otherwise.
         let mut opened = *self.opened.get_or_insert_with(|| {
-            self.used = self.quota;
+            self.used = if self.first_open { 0 } else { self.quota };
             now
         });
         let windows = now.duration_since(opened).as_nanos() / self.window.as_nanos();
@@ -81,6 +94,12 @@ async fn palettes(
     Query(asked): Query<Asked>,
     headers: HeaderMap,
 ) -> Response {
+    let arrived = api.started.elapsed();
+    let from = if headers.contains_key(header::USER_AGENT) {
+        "browser"
+    } else {
+        "server"
+    };
     let key = match headers.get(KEY_HEADER) {
         None => "missing",
         Some(v) if v == API_KEY => "as_expected",
@@ -111,6 +130,8 @@ async fn palettes(
         "collection": collection,
         "status": response.status().as_u16(),
         "key": key,
+        "from": from,
+        "at_ms": arrived.as_millis(),
     }));
     response
 }

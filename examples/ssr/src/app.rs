@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes, A};
 use leptos_router::hooks::use_query_map;
-use leptos_router::path;
+use leptos_router::{path, SsrMode};
 use palette_list::palettes::{palettes_url, PaletteCollection};
 use palette_list::{
     use_budgeted_read, PaletteList, PaletteListView, ReadRequest, RetryPolicy, TracePanel,
@@ -52,7 +52,10 @@ pub fn App() -> impl IntoView {
             </nav>
             <main>
                 <Routes fallback=|| "Nothing here.">
-                    <Route path=path!("/") view=Palettes />
+                    // In order: the screens' reads finish on the server before their part of
+                    // the page is sent, so the HTML holds the palettes (or the stop, or the
+                    // wait) for readers without scripts too.
+                    <Route path=path!("/") view=Palettes ssr=SsrMode::InOrder />
                     <Route path=path!("/about") view=About />
                 </Routes>
             </main>

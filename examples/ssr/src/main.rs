@@ -2,7 +2,8 @@
 //! wasm under `pkg/`) and the rate-limited API. Configured as any Leptos server is
 //! (`get_configuration(None)`: `LEPTOS_SITE_ADDR`, `LEPTOS_SITE_ROOT`, `LEPTOS_OUTPUT_NAME`, …).
 //! `--stop-after SECONDS` stops it by itself; `--quota N --window-s S` set the API's limit
-//! (default: 2 answers every 3 s).
+//! (default: 2 answers every 3 s); `--first-window open|spent` whether the first window has
+//! its quota (default: spent, as if other clients had used it up).
 
 #[cfg(feature = "ssr")]
 #[tokio::main]
@@ -12,8 +13,10 @@ async fn main() {
     use axum::Router;
     use leptos::prelude::*;
     use leptos_axum::{generate_route_list, LeptosRoutes};
+    use palette_list::{provide_server_reads, ReadRequest, ServerReads};
     use palette_list_ssr::api;
     use palette_list_ssr::app::{shell, App};
+    use retry_budget_tokio::{AllowedOrigins, Client};
 
     let args = Args::read().unwrap_or_else(|e| {
         eprintln!("{e}");
@@ -22,21 +25,41 @@ async fn main() {
     let conf =
         get_configuration(None).expect("the Leptos configuration is read from the environment");
     let options = conf.leptos_options;
-    let routes = generate_route_list(App);
-    let app = Router::new()
-        .merge(api::router(args.quota, Duration::from_secs(args.window_s)))
-        .leptos_routes(&options, routes, {
-            let options = options.clone();
-            move || shell(options.clone())
-        })
-        .fallback(leptos_axum::file_and_error_handler(shell))
-        .with_state(options.clone());
     let listener = tokio::net::TcpListener::bind(&options.site_addr)
         .await
         .unwrap_or_else(|e| panic!("cannot listen on {}: {e}", options.site_addr));
     let addr = listener
         .local_addr()
         .expect("a bound listener has an address");
+    // The renders read the API where the server reaches it (here, itself), with the headers
+    // the browser's request has: one client, so one ledger, for every render. It may read
+    // nothing else, whatever a visitor's query names.
+    let api_origin = format!("http://{addr}");
+    let allowed = AllowedOrigins::new([api_origin.as_str()]).expect("an http origin");
+    let reads = ServerReads::new(Client::new(allowed), move |browser: &ReadRequest| {
+        let on_server = ReadRequest::get(format!("{api_origin}{}", browser.url()));
+        browser.headers().fold(on_server, |request, (name, value)| {
+            request.with_header(name, value)
+        })
+    });
+    let routes = generate_route_list(App);
+    let app = Router::new()
+        .merge(api::router(
+            args.quota,
+            Duration::from_secs(args.window_s),
+            args.first_open,
+        ))
+        .leptos_routes_with_context(
+            &options,
+            routes,
+            move || provide_server_reads(reads.clone()),
+            {
+                let options = options.clone();
+                move || shell(options.clone())
+            },
+        )
+        .fallback(leptos_axum::file_and_error_handler(shell))
+        .with_state(options.clone());
     println!("listening on http://{addr}");
     let stop = async move {
         match args.stop_after {
@@ -50,12 +73,13 @@ async fn main() {
         .expect("the server runs");
 }
 
-/// The command line: `[--stop-after SECONDS] [--quota N] [--window-s S]`.
+/// The command line: `[--stop-after SECONDS] [--quota N] [--window-s S] [--first-window open|spent]`.
 #[cfg(feature = "ssr")]
 struct Args {
     stop_after: Option<u64>,
     quota: u32,
     window_s: u64,
+    first_open: bool,
 }
 
 #[cfg(feature = "ssr")]
@@ -65,6 +89,7 @@ impl Args {
             stop_after: None,
             quota: 2,
             window_s: 3,
+            first_open: false,
         };
         let mut words = std::env::args().skip(1);
         while let Some(flag) = words.next() {
@@ -84,9 +109,17 @@ impl Args {
                         .map_err(|_| format!("{flag} {value:?}: at most {}", u32::MAX))?
                 }
                 "--window-s" => args.window_s = number(1)?,
+                "--first-window" => {
+                    args.first_open = match value.as_str() {
+                        "open" => true,
+                        "spent" => false,
+                        _ => return Err(format!("{flag} {value:?}: give open or spent")),
+                    }
+                }
                 other => {
                     return Err(format!(
-                        "unknown argument {other:?} (expected --stop-after, --quota, --window-s)"
+                        "unknown argument {other:?} (expected --stop-after, --quota, --window-s, \
+                         --first-window)"
                     ))
                 }
             }
