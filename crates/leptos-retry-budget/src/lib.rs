@@ -3,12 +3,16 @@
 //! ## Inside
 //!
 //! - [`runtime`]: the core driven in the browser ([`use_budgeted_read`], [`use_budgeted_get`]);
-//!   on the server the same items render the initial state and send nothing.
+//!   on the server the same items render the first state and send nothing, or, with `ssr` and
+//!   `ServerReads` provided to the render, read while it renders and hand what they learnt
+//!   to the browser.
 //! - [`components`]: the parts a screen is made of: [`ReadStatus`], [`Countdown`],
-//!   [`StopMessage`], [`Announcer`], [`TracePanel`] and [`Timeline`].
+//!   [`StopMessage`], [`Announcer`], [`TracePanel`] and [`Timeline`], and [`ReadSuspense`],
+//!   which holds a view of a read until the server's part of it is known.
 //!
 //! Rendering modes: the crate enables none; turn on `csr`, `hydrate` or `ssr` as your app does.
-//! In the browser the read starts when the component is mounted or hydrated.
+//! In the browser the read starts, or goes on from the server's, when the component is mounted
+//! or hydrated.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

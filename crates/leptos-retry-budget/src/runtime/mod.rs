@@ -29,7 +29,12 @@
 //!
 //! Off the browser (server-side rendering, native tests) the same items exist and nothing is
 //! driven: a read shows its initial state, makes no request and reads no clock ([`now`] is
-//! zero, [`scope_state`] knows nothing).
+//! zero, [`scope_state`] knows nothing). On a server built with `ssr` whose renders are given
+//! `ServerReads` (`provide_server_reads`), each read is made as the render starts it, through
+//! the process's one `retry_budget_tokio::Client`; what it came to (the data, the stop, or the
+//! wait handed over, with its trace) is a Leptos resource's value, which the HTML carries and the
+//! hydrating browser takes up as its first action: no request for the data or the stop, the same
+//! action resumed for a wait.
 
 use std::time::Duration;
 
