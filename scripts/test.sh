@@ -144,8 +144,6 @@ stage_size() {
 stage_core() {
   say "cargo test (natively)"
   cargo test --workspace --locked
-  say "cargo test: the core's report and trace as a server's render hands them over (serde)"
-  cargo test --locked -p retry-budget --features serde,json --lib
   if compgen -G "../shared/fixtures/*.json" >/dev/null; then
     say "cross-check: the contract's own fixture files replay"
     cargo build --locked -p palette-list-model --bin replay

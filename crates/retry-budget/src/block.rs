@@ -11,7 +11,6 @@ pub const fn blocks_scope(status: u16) -> bool {
 
 /// Why a scope is blocked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BlockCause {
     /// A `429` with a valid `Retry-After`.
     TooManyRequests,

@@ -8,7 +8,6 @@ use super::http_date::HttpDate;
 
 /// Where a receipt's wall-clock time came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ClockSource {
     /// The response's own `Date` header: the same clock as the server's `Retry-After`.
     DateHeader,

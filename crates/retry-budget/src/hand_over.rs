@@ -19,8 +19,8 @@ use super::wait::WaitReason;
 
 /// What the text of a hand-over begins with, its version included.
 const HEADER: &str = "retry-budget hand-over ";
-/// The version this library writes and reads.
-const VERSION: &str = "1";
+/// The version this library writes and reads (of a hand-over, and of a stop handed over).
+pub(crate) const VERSION: &str = "1";
 
 /// A read handed over while it waited.
 ///
@@ -96,76 +96,96 @@ impl fmt::Display for HandOver {
                 }
             }
             WaitReason::ScopeBlocked { wait, asked, cause } => {
-                let cause = match cause {
-                    BlockCause::TooManyRequests => "429",
-                    BlockCause::QuotaSpent => "quota",
-                };
+                let cause = cause_name(*cause);
                 write!(f, "block:{}:{}:{cause}", micros(*wait), micros(*asked))?;
             }
         }
-        if let Some(last) = &self.last_response {
-            write!(f, ";last={}", last.status)?;
-            if let Some(value) = &last.retry_after {
-                f.write_str(";ra=")?;
-                escape(f, value)?;
-            }
-            write!(f, ";note={}", last.note.as_ref().map_or("none", note_name))?;
-        }
-        Ok(())
+        write_last(f, self.last_response.as_ref())
     }
+}
+
+/// Writes the last response's fields (`;last=…;ra=…;note=…`), where there was one.
+pub(crate) fn write_last(f: &mut fmt::Formatter<'_>, last: Option<&LastResponse>) -> fmt::Result {
+    if let Some(last) = last {
+        write!(f, ";last={}", last.status)?;
+        if let Some(value) = &last.retry_after {
+            f.write_str(";ra=")?;
+            escape(f, value)?;
+        }
+        write!(f, ";note={}", last.note.as_ref().map_or("none", note_name))?;
+    }
+    Ok(())
+}
+
+/// Reads the last response from its fields, as [`write_last`] writes them.
+pub(crate) fn read_last(
+    last: Option<&str>,
+    ra: Option<&str>,
+    note: Option<&str>,
+) -> Result<Option<LastResponse>, HandOverError> {
+    let Some(status) = last else {
+        return match (ra, note) {
+            (None, None) => Ok(None),
+            _ => Err(HandOverError::Field("last")),
+        };
+    };
+    let status = u16::try_from(number(Some(status), "last")?)
+        .ok()
+        .filter(|s| (100..=599).contains(s))
+        .ok_or(HandOverError::Field("last"))?;
+    let retry_after = ra.map(|v| unescape(v, "ra")).transpose()?;
+    let note = match note {
+        Some("none") => None,
+        Some(name) => {
+            Some(read_note(name, retry_after.as_deref()).ok_or(HandOverError::Field("note"))?)
+        }
+        None => return Err(HandOverError::Field("note")),
+    };
+    Ok(Some(LastResponse {
+        status,
+        retry_after,
+        note,
+    }))
+}
+
+/// The `;`-separated `name=value` fields after a header and its version, each of `NAMES` at
+/// most once, in `NAMES`'s order; refused by name otherwise.
+pub(crate) fn fields<'t, const N: usize>(
+    text: &'t str,
+    header: &str,
+    names: [&'static str; N],
+) -> Result<[Option<&'t str>; N], HandOverError> {
+    let rest = text
+        .strip_prefix(header)
+        .ok_or(HandOverError::NotAHandOver)?;
+    let mut fields = rest.split(';');
+    let version = fields.next().unwrap_or_default();
+    if version != VERSION {
+        return Err(HandOverError::OtherVersion(
+            version.chars().take(16).collect(),
+        ));
+    }
+    let mut found: [Option<&str>; N] = [None; N];
+    for field in fields {
+        let (name, value) = field.split_once('=').ok_or(HandOverError::NotAHandOver)?;
+        let i = (names.iter().position(|n| *n == name)).ok_or(HandOverError::NotAHandOver)?;
+        if found[i].replace(value).is_some() {
+            return Err(HandOverError::Field(names[i]));
+        }
+    }
+    Ok(found)
 }
 
 impl HandOver {
     /// Reads a hand-over's text, as its `Display` writes it; refused by name otherwise.
     pub fn parse(text: &str) -> Result<HandOver, HandOverError> {
-        let rest = text
-            .strip_prefix(HEADER)
-            .ok_or(HandOverError::NotAHandOver)?;
-        let mut fields = rest.split(';');
-        let version = fields.next().unwrap_or_default();
-        if version != VERSION {
-            return Err(HandOverError::OtherVersion(
-                version.chars().take(16).collect(),
-            ));
-        }
-        let mut found: [Option<&str>; 6] = [None; 6];
         const NAMES: [&str; 6] = ["attempts", "wait_us", "reason", "last", "ra", "note"];
-        for field in fields {
-            let (name, value) = field.split_once('=').ok_or(HandOverError::NotAHandOver)?;
-            let i = (NAMES.iter().position(|n| *n == name)).ok_or(HandOverError::NotAHandOver)?;
-            if found[i].replace(value).is_some() {
-                return Err(HandOverError::Field(NAMES[i]));
-            }
-        }
-        let [attempts, wait, reason, last, ra, note] = found;
+        let [attempts, wait, reason, last, ra, note] = fields(text, HEADER, NAMES)?;
         let attempts = number(attempts, "attempts")?;
         let attempts = u32::try_from(attempts).map_err(|_| HandOverError::Field("attempts"))?;
         let wait = Duration::from_micros(number(wait, "wait_us")?);
         let reason = read_reason(reason.ok_or(HandOverError::Field("reason"))?)?;
-        let last_response = match last {
-            None if ra.is_none() && note.is_none() => None,
-            None => return Err(HandOverError::Field("last")),
-            Some(status) => {
-                let status = u16::try_from(number(Some(status), "last")?)
-                    .ok()
-                    .filter(|s| (100..=599).contains(s))
-                    .ok_or(HandOverError::Field("last"))?;
-                let retry_after = ra.map(|v| unescape(v, "ra")).transpose()?;
-                let note = match note {
-                    Some("none") => None,
-                    Some(name) => Some(
-                        read_note(name, retry_after.as_deref())
-                            .ok_or(HandOverError::Field("note"))?,
-                    ),
-                    None => return Err(HandOverError::Field("note")),
-                };
-                Some(LastResponse {
-                    status,
-                    retry_after,
-                    note,
-                })
-            }
-        };
+        let last_response = read_last(last, ra, note)?;
         Ok(HandOver {
             attempts,
             wait,
@@ -216,16 +236,29 @@ fn read_reason(text: &str) -> Result<WaitReason, HandOverError> {
         "block" => {
             let wait = us(next()?)?;
             let asked = us(next()?)?;
-            let cause = match next()? {
-                "429" => BlockCause::TooManyRequests,
-                "quota" => BlockCause::QuotaSpent,
-                _ => return Err(bad),
-            };
+            let cause = read_cause(next()?).ok_or(bad)?;
             WaitReason::ScopeBlocked { wait, asked, cause }
         }
         _ => return Err(bad),
     };
     Ok(reason)
+}
+
+/// A block's cause in the text.
+pub(crate) fn cause_name(cause: BlockCause) -> &'static str {
+    match cause {
+        BlockCause::TooManyRequests => "429",
+        BlockCause::QuotaSpent => "quota",
+    }
+}
+
+/// The cause named `name`.
+pub(crate) fn read_cause(name: &str) -> Option<BlockCause> {
+    match name {
+        "429" => Some(BlockCause::TooManyRequests),
+        "quota" => Some(BlockCause::QuotaSpent),
+        _ => None,
+    }
 }
 
 /// A `Retry-After` note's name in the text.
@@ -255,7 +288,7 @@ fn read_note(name: &str, value: Option<&str>) -> Option<HeaderNote> {
 }
 
 /// A whole number field.
-fn number(text: Option<&str>, name: &'static str) -> Result<u64, HandOverError> {
+pub(crate) fn number(text: Option<&str>, name: &'static str) -> Result<u64, HandOverError> {
     text.filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|t| t.parse().ok())
         .ok_or(HandOverError::Field(name))
@@ -268,7 +301,7 @@ fn micros(d: Duration) -> u64 {
 
 /// Writes `text` with every byte that could end a field or a part, or is not printable ASCII,
 /// as `%XX`.
-fn escape(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
+pub(crate) fn escape(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
     for b in text.bytes() {
         if b.is_ascii_graphic() && !matches!(b, b'%' | b';' | b':' | b'=') || b == b' ' {
             f.write_char(char::from(b))?;
@@ -280,7 +313,7 @@ fn escape(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
 }
 
 /// Reads text written by [`escape`].
-fn unescape(text: &str, name: &'static str) -> Result<String, HandOverError> {
+pub(crate) fn unescape(text: &str, name: &'static str) -> Result<String, HandOverError> {
     let bad = || HandOverError::Field(name);
     let mut bytes = Vec::with_capacity(text.len());
     let mut rest = text.bytes();

@@ -41,7 +41,6 @@ const MONTHS: [&str; 12] = [
 /// assert_eq!(d.to_string(), "Thu, 01 Jan 1981 00:00:00 GMT");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct HttpDate {
     /// Seconds since 1970-01-01T00:00:00Z; negative before.
     secs: i64,

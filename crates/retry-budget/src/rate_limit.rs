@@ -34,44 +34,8 @@ pub struct RateLimitFields {
     pub x_reset: Option<String>,
 }
 
-/// The rate-limit fields read, by name: `RateLimit`, then the separate pair, then the legacy
-/// pair, in the order [`RateLimitFields::quota`] reads them.
-pub(crate) const FIELD_NAMES: [&str; 5] = [
-    "RateLimit",
-    "RateLimit-Remaining",
-    "RateLimit-Reset",
-    "X-RateLimit-Remaining",
-    "X-RateLimit-Reset",
-];
-
-/// An [`IgnoredField`] as text, read back with its name as the one of `FIELD_NAMES` it is.
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-struct IgnoredFieldText {
-    field: String,
-    reason: String,
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for IgnoredField {
-    fn deserialize<D: serde::Deserializer<'de>>(from: D) -> Result<Self, D::Error> {
-        let text = IgnoredFieldText::deserialize(from)?;
-        let field = FIELD_NAMES
-            .into_iter()
-            .find(|known| *known == text.field)
-            .ok_or_else(|| {
-                serde::de::Error::custom(format!("{:?} is not a rate-limit field", text.field))
-            })?;
-        Ok(IgnoredField {
-            field,
-            reason: text.reason,
-        })
-    }
-}
-
 /// Which form a quota was read from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum QuotaForm {
     /// `RateLimit`, structured.
     Structured,
@@ -83,7 +47,6 @@ pub enum QuotaForm {
 
 /// What a response's fields say of the scope's quota.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Quota {
     /// Requests left before the reset.
     pub remaining: u64,
@@ -95,9 +58,8 @@ pub struct Quota {
 
 /// A rate-limit field that was present but not used, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct IgnoredField {
-    /// The field's name, as [`RateLimitFields`] names its fields.
+    /// The field's name.
     pub field: &'static str,
     /// What is wrong with it.
     pub reason: String,
@@ -159,7 +121,7 @@ impl RateLimitFields {
             match structured(v) {
                 Ok(q) => found = Some(q),
                 Err(reason) => ignored.push(IgnoredField {
-                    field: FIELD_NAMES[0],
+                    field: "RateLimit",
                     reason,
                 }),
             }
@@ -167,13 +129,13 @@ impl RateLimitFields {
         let pairs = [
             (
                 QuotaForm::Separate,
-                (FIELD_NAMES[1], &self.remaining),
-                (FIELD_NAMES[2], &self.reset),
+                ("RateLimit-Remaining", &self.remaining),
+                ("RateLimit-Reset", &self.reset),
             ),
             (
                 QuotaForm::Legacy,
-                (FIELD_NAMES[3], &self.x_remaining),
-                (FIELD_NAMES[4], &self.x_reset),
+                ("X-RateLimit-Remaining", &self.x_remaining),
+                ("X-RateLimit-Reset", &self.x_reset),
             ),
         ];
         for (form, (rem_name, remaining), (reset_name, reset)) in pairs {

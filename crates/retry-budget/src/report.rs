@@ -9,7 +9,6 @@ use super::retry_after::HeaderNote;
 
 /// How a read ended, with exactly the facts of that ending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Outcome {
     /// A 2xx arrived, and its body was usable.
     Succeeded,
@@ -78,7 +77,6 @@ impl Outcome {
 
 /// What would have overrun the budget, for a `budget_exhausted` stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Overrun {
     /// The server's delay (before the local floor): a valid one is never shortened to fit.
     ServerDelay(Duration),
@@ -92,7 +90,6 @@ pub enum Overrun {
 
 /// What leaving cancelled, for a `user_left` stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Cancelled {
     /// The attempt in flight (it was aborted; the service may have processed it).
     InFlight,
@@ -167,7 +164,6 @@ impl fmt::Display for OutcomeKind {
 /// Why a 2xx's body could not be used: the kind and the place, never a word of what the body
 /// held (a parser's own message quotes it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BodyProblem {
     /// No body at all (a 204, or an empty 200).
     Empty,
@@ -205,7 +201,6 @@ pub enum BodyProblem {
 /// Why a request failed before any answer arrived (`transport_failure`); its `Display` is the
 /// sentence the user reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum TransportFailure {
     /// The network failed, or a service refused without CORS headers: a browser cannot tell
     /// the two apart.
@@ -222,7 +217,6 @@ pub enum TransportFailure {
 
 /// The last HTTP response the action received, as the trace records it (never a body).
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct LastResponse {
     /// Its status.
     pub status: u16,
@@ -234,7 +228,6 @@ pub struct LastResponse {
 
 /// What on the read's scope held its next attempt back past its budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum HeldBy {
     /// The scope's block: `wait` from the decision to its end, which the attempt could not
     /// wait for within the budget, and why the scope is blocked.
@@ -266,7 +259,6 @@ pub enum HeldBy {
 /// How a read ended, and what it cost: the facts of its ending, then what every ending has.
 /// Its [`message`](StopReport::message) is what the user reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct StopReport {
     /// How it ended, with that ending's facts.
     pub outcome: Outcome,

@@ -26,28 +26,8 @@ pub struct InvalidRetryAfter {
     pub reason: &'static str,
 }
 
-/// Kept as the value received: read again, it says what is wrong with it.
-#[cfg(feature = "serde")]
-impl serde::Serialize for InvalidRetryAfter {
-    fn serialize<S: serde::Serializer>(&self, to: S) -> Result<S::Ok, S::Error> {
-        to.serialize_str(&self.value)
-    }
-}
-
-/// Read from the value received, which must still be invalid.
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for InvalidRetryAfter {
-    fn deserialize<D: serde::Deserializer<'de>>(from: D) -> Result<Self, D::Error> {
-        let value = <std::borrow::Cow<'de, str>>::deserialize(from)?;
-        parse_retry_after(&value)
-            .err()
-            .ok_or_else(|| serde::de::Error::custom("a valid Retry-After is not an invalid one"))
-    }
-}
-
 /// What was wrong with a retryable response's `Retry-After`, where something was.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum HeaderNote {
     /// No `Retry-After` in the response (or, cross-origin, not exposed to the page).
     Missing {

@@ -14,7 +14,6 @@ use super::wait::WaitReason;
 
 /// One entry of the trace. `at` is elapsed time since the action started.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TraceEvent {
     /// Elapsed time since the action started.
     pub at: Duration,
@@ -24,7 +23,6 @@ pub struct TraceEvent {
 
 /// What the trace records: the contract's list, and nothing else.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Event {
     /// The action started with this budget.
     ActionStarted {
@@ -113,7 +111,6 @@ pub enum Event {
 
 /// Why an attempt ended without a response.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Failure {
     /// The request failed before any answer arrived.
     Transport(TransportFailure),
@@ -123,7 +120,6 @@ pub enum Failure {
 
 /// Why a response was not used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum DropReason {
     /// The action had already stopped (the user left, or it ended otherwise).
     NotOwned,

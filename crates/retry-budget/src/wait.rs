@@ -12,7 +12,6 @@ use super::seconds::trace_seconds as t;
 
 /// Where a planned wait came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum WaitReason {
     /// `Retry-After` delay-seconds.
     ServerDelay(Duration),
