@@ -17,9 +17,9 @@ use super::from_server::{FromServer, Part, Pending};
 use super::origin::origin;
 use super::screens::{next_screen, Screens};
 use super::time::{now, timer_ms, wall_clock};
-use super::{Misconfigured, ReadData, ReadRequest, ReadState, View};
+use super::{ReadData, ReadRequest, ReadState, View};
 use retry_budget::{
-    next_change, BodyProblem, HandOver, Outcome, Phase, ReadId, RetryPolicy, Step, TraceEvent,
+    next_change, BodyProblem, Outcome, Phase, ReadId, RetryPolicy, Step, TraceEvent,
     TransportFailure,
 };
 
@@ -126,19 +126,11 @@ impl<T: 'static> Driver<T> {
         self.screen.try_with_value(|s| s.current())
     }
 
-    /// The current action's trace, copied from the page: where the action goes on from the
-    /// server's render, the server's part first, then the page's from the hand-over on.
+    /// The current action's trace, copied from the page.
     pub(super) fn trace(&self) -> Vec<TraceEvent> {
-        let Some(shared) = self.current() else {
-            return Vec::new();
-        };
-        let mut trace = shared.earlier.borrow().clone();
-        let run = shared.run.borrow().clone();
-        let own = run.and_then(|run| client::with_read(run.read, |a| a.trace().to_vec()));
-        // The page's own start of the action is the server's, already in the trace.
-        let skip = usize::from(!trace.is_empty());
-        trace.extend(own.into_iter().flatten().skip(skip));
-        trace
+        let run = self.current().and_then(|s| s.run.borrow().clone());
+        run.and_then(|run| client::with_read(run.read, |a| a.trace().to_vec()))
+            .unwrap_or_default()
     }
 }
 
@@ -210,8 +202,6 @@ fn read_of<T: 'static>(
         owned: Cell::new(0),
         run: RefCell::new(None),
         screens: Screens::new(),
-        // Shown from the first, as the server's HTML shows it.
-        earlier: RefCell::new(part.as_ref().map_or_else(Vec::new, |p| p.trace().to_vec())),
         from_server: Pending::new(part),
     });
     if let Some(key) = key {
@@ -236,8 +226,6 @@ struct Shared<T: 'static> {
     screens: Screens<T>,
     /// What the server's render knew, until the first action takes it up.
     from_server: Pending<T>,
-    /// The server's part of the current action's trace, where it goes on from the server's.
-    earlier: RefCell<Vec<TraceEvent>>,
 }
 
 impl<T: 'static> Joinable for Shared<T> {
@@ -289,8 +277,6 @@ where
         take_up(shared, part, generation);
         return;
     }
-    // A new action owes the server nothing.
-    shared.earlier.take();
     if let Err(e) = shared.request.validate() {
         shared.screens.show(ReadState::Refused(e.into()));
         return;
@@ -327,26 +313,17 @@ fn run_of<T: 'static>(
 }
 
 /// The first action takes up what the server's render knew: the data, the stop or the
-/// refusal the screen already shows, with no request; or the wait handed over, which goes on
-/// here as the same action. A hand-over this page cannot read stops the read, and says so:
-/// the server may just have been told to wait, so nothing is sent.
+/// refusal the screen already shows (a hand-over this page cannot read among them: the server
+/// may just have been told to wait, so nothing is sent), with no request; or the wait handed
+/// over, which goes on here as the same action.
 fn take_up<T: ReadData>(shared: &Rc<Shared<T>>, part: Part<T>, generation: u64) {
     let Some(hand_over) = part.hand_over() else {
         return;
     };
-    let hand_over = match HandOver::parse(hand_over) {
-        Ok(hand_over) => hand_over,
-        Err(e) => {
-            shared
-                .screens
-                .show(ReadState::Refused(Misconfigured::HandOver(e)));
-            return;
-        }
-    };
     let resumed = client::resume(
         &shared.scope,
         shared.policy.clone(),
-        &hand_over,
+        hand_over,
         run_of(shared, generation),
     );
     if let Err(e) = resumed {

@@ -1,23 +1,23 @@
 //! What a server's render knew of a read, carried in the HTML to the browser as a Leptos
-//! resource: the data, the stop, or the wait handed over. The server reads while it renders
-//! (`ssr`, see [`ServerReads`](super::ServerReads)); the hydrating browser takes what the server
-//! knew without a request (`hydrate`). Without either mode there is no resource at all, and a
-//! CSR app compiles none of this but the type that says so.
+//! resource's value: the data, the stop, or the wait handed over. The server reads while it
+//! renders (`ssr`, see [`ServerReads`](super::ServerReads)); the hydrating browser takes what
+//! the server knew without a request (`hydrate`).
+//!
+//! The value is text the core writes and reads ([`HandOver`], [`StopReport::handed`]), the
+//! data after it as the server's JSON of it, read back by the read's own parser: so a
+//! hydrating app needs no serde of its own for the hand-over, and the server's render shows
+//! exactly what the browser will read back. Without `ssr` or `hydrate` there is no resource,
+//! and a CSR app compiles none of this but a type with no values.
 
 use std::time::Duration;
 
-use retry_budget::{HandOver, HandOverError, StopReport, TraceEvent};
+use retry_budget::{HandOver, HandOverError, Outcome, StopReport};
 
 use super::{Misconfigured, ReadState};
 
-/// What the server's render knew of a read when it sent the page. Without a mode that crosses
-/// from server to browser it is named (the drivers take one) but never made.
+/// What the server's render knew of a read when it sent the page, as read back from its text.
 #[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(
-    any(feature = "ssr", feature = "hydrate"),
-    derive(serde::Serialize, serde::Deserialize)
-)]
 pub(crate) enum ServerPart<T> {
     /// The server made no request: it has no [`ServerReads`](super::ServerReads), or the read
     /// began in the browser (a screen mounted after hydration).
@@ -28,70 +28,48 @@ pub(crate) enum ServerPart<T> {
         data: T,
         /// How the read ended.
         report: StopReport,
-        /// What happened to it on the server.
-        trace: Vec<TraceEvent>,
     },
     /// The read stopped without data; nothing more is sent for it.
-    Stopped {
-        /// Why.
-        report: StopReport,
-        /// What happened to it on the server.
-        trace: Vec<TraceEvent>,
-    },
-    /// The read waits, and the browser goes on with it: the [`HandOver`]'s text, which the
-    /// browser reads back (and refuses by name if it cannot).
-    HandedOver {
-        /// The hand-over, as text.
-        hand_over: String,
-        /// What happened to the read on the server, up to the hand-over.
-        trace: Vec<TraceEvent>,
-    },
+    Stopped(StopReport),
+    /// The read waits, and the browser goes on with it.
+    HandedOver(HandOver),
     /// The server refused to send the read (a URL it may not read, an invalid request): its
     /// log says why. The page is not told, as the server's request is the server's own.
     RefusedOnServer,
-    /// What the server sent could not be read in the browser (another version's page, say).
-    /// Never sent: the browser's own finding.
-    Unreadable,
+    /// What the server sent cannot be read here (a page of another version, say).
+    Unreadable(HandOverError),
 }
 
+/// The text of a part the server did not read.
 #[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
-impl<T: Clone> ServerPart<T> {
-    /// What a screen shows of it at `now` on the runtime's clock (the server's is zero), where
-    /// the server read; `None` where it did not, and the read starts in the browser.
-    pub(crate) fn state(&self, of: u32, now: Duration) -> Option<ReadState<T>> {
-        Some(match self {
-            ServerPart::NotRead => return None,
-            ServerPart::Loaded { data, report, .. } => ReadState::Loaded {
-                data: data.clone(),
-                report: report.clone(),
-            },
-            ServerPart::Stopped { report, .. } => ReadState::Stopped(report.clone()),
-            ServerPart::HandedOver { hand_over, .. } => match HandOver::parse(hand_over) {
-                Ok(h) => ReadState::Waiting {
-                    next: h.attempts + 1,
-                    of,
-                    until: now.saturating_add(h.wait),
-                    reason: h.reason,
-                },
-                Err(e) => ReadState::Refused(Misconfigured::HandOver(e)),
-            },
-            ServerPart::RefusedOnServer => ReadState::Refused(Misconfigured::OnServer),
-            ServerPart::Unreadable => {
-                ReadState::Refused(Misconfigured::HandOver(HandOverError::NotAHandOver))
-            }
-        })
-    }
-}
+const NOT_READ: &str = "not read";
+/// The text of a part the server refused to read.
+#[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
+const REFUSED: &str = "refused on the server";
 
 #[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
 impl<T> ServerPart<T> {
-    /// What happened to the read on the server.
-    pub(crate) fn trace(&self) -> &[TraceEvent] {
-        match self {
-            ServerPart::Loaded { trace, .. }
-            | ServerPart::Stopped { trace, .. }
-            | ServerPart::HandedOver { trace, .. } => trace,
-            _ => &[],
+    /// Reads a part's text ([`text`](Self::text)), the data with `parse`, the read's own parser.
+    /// What cannot be read is [`Unreadable`](Self::Unreadable), by name, never guessed.
+    pub(crate) fn read(text: &str, parse: impl FnOnce(&[u8]) -> Option<T>) -> Self {
+        let (head, data) = text.split_once('\n').unwrap_or((text, ""));
+        match head {
+            NOT_READ => ServerPart::NotRead,
+            REFUSED => ServerPart::RefusedOnServer,
+            _ if head.starts_with("retry-budget hand-over ") => match HandOver::parse(head) {
+                Ok(hand_over) => ServerPart::HandedOver(hand_over),
+                Err(e) => ServerPart::Unreadable(e),
+            },
+            _ => match StopReport::parse(head) {
+                Ok(report) if report.outcome == Outcome::Succeeded => {
+                    match parse(data.as_bytes()) {
+                        Some(data) => ServerPart::Loaded { data, report },
+                        None => ServerPart::Unreadable(HandOverError::Field("data")),
+                    }
+                }
+                Ok(report) => ServerPart::Stopped(report),
+                Err(e) => ServerPart::Unreadable(e),
+            },
         }
     }
 }
@@ -104,13 +82,68 @@ impl<T> ServerPart<T> {
         !matches!(self, ServerPart::NotRead)
     }
 
-    /// The hand-over's text, where the server handed the read over.
-    pub(crate) fn hand_over(&self) -> Option<&str> {
+    /// The hand-over, where the server handed the read over.
+    pub(crate) fn hand_over(&self) -> Option<&HandOver> {
         match self {
-            ServerPart::HandedOver { hand_over, .. } => Some(hand_over),
+            ServerPart::HandedOver(hand_over) => Some(hand_over),
             _ => None,
         }
     }
+}
+
+#[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
+impl<T: Clone> ServerPart<T> {
+    /// What a screen shows of it at `now` on the runtime's clock (the server's is zero), where
+    /// the server read; `None` where it did not, and the read starts in the browser.
+    pub(crate) fn state(&self, of: u32, now: Duration) -> Option<ReadState<T>> {
+        Some(match self {
+            ServerPart::NotRead => return None,
+            ServerPart::Loaded { data, report } => ReadState::Loaded {
+                data: data.clone(),
+                report: report.clone(),
+            },
+            ServerPart::Stopped(report) => ReadState::Stopped(report.clone()),
+            ServerPart::HandedOver(h) => ReadState::Waiting {
+                next: h.attempts + 1,
+                of,
+                until: now.saturating_add(h.wait),
+                reason: h.reason.clone(),
+            },
+            ServerPart::RefusedOnServer => ReadState::Refused(Misconfigured::OnServer),
+            ServerPart::Unreadable(e) => ReadState::Refused(Misconfigured::HandOver(e.clone())),
+        })
+    }
+}
+
+/// The text of what a server's read came to, as [`ServerPart::read`] reads it back: the
+/// stop's or the hand-over's text, and for data, the data as JSON on the next line. Data that
+/// cannot be written is not handed over: the browser reads for itself.
+#[cfg(feature = "ssr")]
+pub(crate) fn text<T: serde::Serialize>(
+    served: Result<retry_budget_tokio::Served<T>, retry_budget_tokio::ReadError>,
+) -> String {
+    use retry_budget_tokio::{ReadError, Served};
+    match served {
+        Ok(Served::Loaded(loaded)) => match serde_json::to_string(&loaded.data) {
+            Ok(data) => format!("{}\n{data}", loaded.report.handed()),
+            Err(e) => {
+                leptos::logging::warn!("a budgeted read's data cannot be handed over: {e}");
+                NOT_READ.to_owned()
+            }
+        },
+        Ok(Served::HandedOver { hand_over, .. }) => hand_over.to_string(),
+        Err(ReadError::Stopped { report, .. }) => report.handed().to_string(),
+        Err(refused) => {
+            leptos::logging::warn!("a budgeted read was not sent from the server: {refused}");
+            REFUSED.to_owned()
+        }
+    }
+}
+
+/// The text of a part the server did not read.
+#[cfg(feature = "ssr")]
+pub(crate) fn not_read() -> String {
+    NOT_READ.to_owned()
 }
 
 /// What the drivers are given of the server's part: the part itself, where a mode crosses from
@@ -133,11 +166,7 @@ impl<T> Part<T> {
         match self.0 {}
     }
 
-    pub(crate) fn hand_over(&self) -> Option<&str> {
-        match self.0 {}
-    }
-
-    pub(crate) fn trace(&self) -> &[TraceEvent] {
+    pub(crate) fn hand_over(&self) -> Option<&HandOver> {
         match self.0 {}
     }
 
@@ -146,31 +175,77 @@ impl<T> Part<T> {
     }
 }
 
-#[cfg(any(feature = "ssr", feature = "hydrate"))]
-pub(crate) use resource::FromServer;
-
-#[cfg(not(any(feature = "ssr", feature = "hydrate")))]
-pub(crate) use without::FromServer;
-
 /// A server part not yet taken up by the read's first action, in the browser.
 #[cfg(target_arch = "wasm32")]
 pub(crate) type Pending<T> = std::cell::RefCell<Option<Part<T>>>;
 
-/// The server's part of a read, as a resource the server's render fills and the HTML carries.
+#[cfg(feature = "ssr")]
+pub(crate) use on_server::FromServer;
+
+#[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+pub(crate) use hydrating::FromServer;
+
+#[cfg(not(any(feature = "ssr", feature = "hydrate")))]
+pub(crate) use without::FromServer;
+
+/// The resource, and where a suspended view waits for it.
 #[cfg(any(feature = "ssr", feature = "hydrate"))]
-mod resource {
+mod suspended {
+    use leptos::prelude::*;
+    use leptos::server::codee::string::FromToStringCodec;
+
+    /// The part's text, as a resource: Leptos writes it into the HTML and reads it back.
+    pub(super) type Text = Resource<String, FromToStringCodec>;
+
+    /// `children` once `text` is here, and `arrived` told of it first; until then, `children`
+    /// as the read is at first.
+    pub(super) fn suspend<V: IntoView + 'static>(
+        text: Text,
+        arrived: impl Fn(&str) + Send + Sync + 'static,
+        children: impl Fn() -> V + Send + Sync + 'static,
+    ) -> AnyView {
+        let children = std::sync::Arc::new(children);
+        let arrived = std::sync::Arc::new(arrived);
+        let fallback = children.clone();
+        view! {
+            <Suspense fallback=move || fallback()>
+                {
+                    let children = children.clone();
+                    let arrived = arrived.clone();
+                    move || {
+                        let children = children.clone();
+                        let arrived = arrived.clone();
+                        Suspend::new(async move {
+                            arrived(&text.await);
+                            children()
+                        })
+                    }
+                }
+            </Suspense>
+        }
+        .into_any()
+    }
+}
+
+/// On a server that reads while it renders: the read in this render, as the resource's text.
+#[cfg(feature = "ssr")]
+mod on_server {
+    use std::sync::Arc;
+
     use leptos::prelude::*;
 
+    use super::suspended::{suspend, Text};
     use super::ServerPart;
     use crate::runtime::{ReadData, ReadState, StateStorage};
 
-    /// A read's server part: a resource, filled by the server's read in its render (`ssr`),
-    /// read back from the HTML while hydrating (`hydrate`).
+    /// How the server shows a part's text: as the browser will read it back.
+    type Shown<T> = Arc<dyn Fn(&str) -> Option<ReadState<T>> + Send + Sync>;
+
+    /// A read's server part on the server: the resource its read in the render fills.
     pub(crate) struct FromServer<T: ReadData> {
-        part: Resource<ServerPart<T>>,
-        /// Where the server shows what it read.
+        text: Text,
+        shown: StoredValue<Shown<T>>,
         state: RwSignal<ReadState<T>, StateStorage>,
-        of: u32,
     }
 
     impl<T: ReadData> Clone for FromServer<T> {
@@ -182,77 +257,112 @@ mod resource {
     impl<T: ReadData> Copy for FromServer<T> {}
 
     impl<T: ReadData> FromServer<T> {
-        /// The resource, its value made by `fetch` on the server; `state` shows it there.
+        /// The resource, its text made by `fetch`; `state` shows it as `parse` reads it back.
         pub(crate) fn new<F>(
             fetch: impl Fn() -> F + Send + Sync + 'static,
+            parse: impl Fn(&[u8]) -> Option<T> + Send + Sync + 'static,
             state: RwSignal<ReadState<T>, StateStorage>,
             of: u32,
         ) -> Self
         where
-            F: std::future::Future<Output = ServerPart<T>> + Send + 'static,
+            F: std::future::Future<Output = String> + Send + 'static,
         {
+            let shown: Shown<T> = Arc::new(move |text: &str| {
+                ServerPart::read(text, &parse).state(of, std::time::Duration::ZERO)
+            });
             Self {
-                part: Resource::new(|| (), move |()| fetch()),
+                text: Resource::new_with_options(|| (), move |()| fetch(), false),
+                shown: StoredValue::new(shown),
                 state,
-                of,
             }
         }
 
-        /// What the server knew, where it is already here: in the browser, read back from the
-        /// HTML while hydrating (unreadable there: [`ServerPart::Unreadable`]), else `None`. On
-        /// the server it is never here yet: its read has only started.
-        pub(crate) fn now(&self) -> Option<ServerPart<T>> {
-            if cfg!(feature = "ssr") {
-                return None;
+        /// Nothing is here yet as the read is set up: its read has only started.
+        pub(crate) fn now(&self, _parse: &impl Fn(&[u8]) -> Option<T>) -> Option<ServerPart<T>> {
+            None
+        }
+
+        /// `children`, once the read in the render has come to something, which the state
+        /// then shows; until then, `children` in the read's first state.
+        pub(crate) fn suspend<V: IntoView + 'static>(
+            &self,
+            children: impl Fn() -> V + Send + Sync + 'static,
+        ) -> AnyView {
+            let Self { text, shown, state } = *self;
+            let arrived = move |text: &str| {
+                if let Some(shown) = shown.with_value(|s| s(text)) {
+                    state.try_set(shown);
+                }
+            };
+            suspend(text, arrived, children)
+        }
+    }
+}
+
+/// Hydrating: the resource's text is what the server wrote into the HTML.
+#[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+mod hydrating {
+    use leptos::prelude::*;
+
+    use super::suspended::{suspend, Text};
+    use super::{ServerPart, NOT_READ};
+    use crate::runtime::{ReadData, ReadState, StateStorage};
+
+    /// A read's server part in the browser: the resource the server's HTML fills.
+    pub(crate) struct FromServer<T: ReadData> {
+        text: Text,
+        _state: std::marker::PhantomData<RwSignal<ReadState<T>, StateStorage>>,
+    }
+
+    impl<T: ReadData> Clone for FromServer<T> {
+        fn clone(&self) -> Self {
+            *self
+        }
+    }
+
+    impl<T: ReadData> Copy for FromServer<T> {}
+
+    impl<T: ReadData> FromServer<T> {
+        /// The resource; only a screen mounted after hydration has no text from the server,
+        /// and reads for itself.
+        pub(crate) fn new<F>(
+            _fetch: impl Fn() -> F + Send + Sync + 'static,
+            _parse: impl Fn(&[u8]) -> Option<T> + 'static,
+            _state: RwSignal<ReadState<T>, StateStorage>,
+            _of: u32,
+        ) -> Self {
+            Self {
+                text: Resource::new_with_options(
+                    || (),
+                    |()| std::future::ready(NOT_READ.to_owned()),
+                    false,
+                ),
+                _state: std::marker::PhantomData,
             }
-            // What the resource holds, read once as the read is set up: the screen shows it
-            // from the first, as the server's HTML does.
-            let part = (*self.part).get_untracked();
+        }
+
+        /// What the server knew, read back from the HTML with `parse` while hydrating (text
+        /// missing there is [`ServerPart::Unreadable`]); `None` for a screen mounted later.
+        pub(crate) fn now(&self, parse: &impl Fn(&[u8]) -> Option<T>) -> Option<ServerPart<T>> {
+            // Read once as the read is set up, so the screen shows at once what the server's
+            // HTML shows.
+            let text = (*self.text).get_untracked();
             let hydrating = Owner::current_shared_context().is_some_and(|c| c.during_hydration());
-            match part {
-                None if hydrating => Some(ServerPart::Unreadable),
-                part => part,
+            match text {
+                Some(text) => Some(ServerPart::read(&text, parse)),
+                None if hydrating => Some(ServerPart::Unreadable(
+                    retry_budget::HandOverError::NotAHandOver,
+                )),
+                None => None,
             }
         }
 
-        /// What happened to the read on the server, once it is known (for the server's view).
-        #[cfg(not(target_arch = "wasm32"))]
-        pub(crate) fn trace(&self) -> Vec<retry_budget::TraceEvent> {
-            self.part
-                .with_untracked(|p| p.as_ref().map(|p| p.trace().to_vec()))
-                .unwrap_or_default()
-        }
-
-        /// `children`, once the server's part is known: on the server after its read (the
-        /// state then shows it), in the browser at once from the HTML. Until then, `children`
-        /// in the read's first state.
-        pub(crate) fn suspend<V>(&self, children: impl Fn() -> V + Send + Sync + 'static) -> AnyView
-        where
-            V: IntoView + 'static,
-        {
-            let Self { part, state, of } = *self;
-            let children = std::sync::Arc::new(children);
-            let fallback = children.clone();
-            view! {
-                <Suspense fallback=move || fallback()>
-                    {
-                        let children = children.clone();
-                        move || {
-                            let children = children.clone();
-                            Suspend::new(async move {
-                                let part = part.await;
-                                if cfg!(feature = "ssr") {
-                                    if let Some(shown) = part.state(of, std::time::Duration::ZERO) {
-                                        state.try_set(shown);
-                                    }
-                                }
-                                children()
-                            })
-                        }
-                    }
-                </Suspense>
-            }
-            .into_any()
+        /// `children`, once the server's part is known: at once from the HTML.
+        pub(crate) fn suspend<V: IntoView + 'static>(
+            &self,
+            children: impl Fn() -> V + Send + Sync + 'static,
+        ) -> AnyView {
+            suspend(self.text, |_| {}, children)
         }
     }
 }
@@ -263,6 +373,8 @@ mod without {
     use std::marker::PhantomData;
 
     use leptos::prelude::*;
+
+    use super::Part;
 
     /// Nothing from the server: there is no server render to read it (`csr`), or it renders
     /// without reading (a native build without `ssr`).
@@ -281,13 +393,8 @@ mod without {
             FromServer(PhantomData)
         }
 
-        pub(crate) fn now(&self) -> Option<super::Part<T>> {
+        pub(crate) fn now(&self, _parse: &impl Fn(&[u8]) -> Option<T>) -> Option<Part<T>> {
             None
-        }
-
-        #[cfg(not(target_arch = "wasm32"))]
-        pub(crate) fn trace(&self) -> Vec<retry_budget::TraceEvent> {
-            Vec::new()
         }
 
         pub(crate) fn suspend<V: IntoView>(&self, children: impl Fn() -> V) -> V {
@@ -300,15 +407,26 @@ mod without {
 mod tests {
     use std::time::Duration;
 
-    use retry_budget::{HandOver, HandOverError, LastResponse, WaitReason};
+    use retry_budget::{
+        HandOver, HandOverError, LastResponse, Outcome, Overrun, StopReport, WaitReason,
+    };
 
     use super::ServerPart;
     use crate::runtime::{Misconfigured, ReadState};
 
-    fn handed_over(text: String) -> ServerPart<u8> {
-        ServerPart::HandedOver {
-            hand_over: text,
-            trace: Vec::new(),
+    fn read(text: &str) -> ServerPart<u8> {
+        ServerPart::read(text, |b: &[u8]| std::str::from_utf8(b).ok()?.parse().ok())
+    }
+
+    fn report(outcome: Outcome) -> StopReport {
+        StopReport {
+            outcome,
+            at: Duration::from_millis(30),
+            attempts: 1,
+            max_attempts: 3,
+            last_response: None,
+            request_time: Duration::from_millis(30),
+            waited_time: Duration::ZERO,
         }
     }
 
@@ -326,7 +444,7 @@ mod tests {
         };
         let now = Duration::from_millis(400);
         assert_eq!(
-            handed_over(hand_over.to_string()).state(3, now),
+            read(&hand_over.to_string()).state(3, now),
             Some(ReadState::Waiting {
                 next: 2,
                 of: 3,
@@ -337,22 +455,39 @@ mod tests {
     }
 
     #[test]
-    fn a_hand_over_this_page_cannot_read_stops_the_read_and_says_why() {
-        let other_version = "retry-budget hand-over 2;attempts=1;wait_us=1".to_owned();
+    fn data_and_stops_read_back_with_the_reads_own_parser() {
+        let loaded = report(Outcome::Succeeded);
         assert_eq!(
-            handed_over(other_version).state(3, Duration::ZERO),
+            read(&format!("{}\n42", loaded.handed())),
+            ServerPart::Loaded {
+                data: 42,
+                report: loaded.clone()
+            }
+        );
+        // Data the read's parser cannot read is not shown as something else.
+        assert_eq!(
+            read(&format!("{}\nforty-two", loaded.handed())),
+            ServerPart::Unreadable(HandOverError::Field("data"))
+        );
+        let stopped = report(Outcome::BudgetExhausted(Overrun::ServerDelay(
+            Duration::from_secs(30),
+        )));
+        assert_eq!(
+            read(&stopped.handed().to_string()).state(3, Duration::ZERO),
+            Some(ReadState::Stopped(stopped))
+        );
+    }
+
+    #[test]
+    fn a_hand_over_this_page_cannot_read_stops_the_read_and_says_why() {
+        assert_eq!(
+            read("retry-budget hand-over 2;attempts=1;wait_us=1").state(3, Duration::ZERO),
             Some(ReadState::Refused(Misconfigured::HandOver(
                 HandOverError::OtherVersion("2".into())
             )))
         );
         assert_eq!(
-            handed_over("wait 3 s".into()).state(3, Duration::ZERO),
-            Some(ReadState::Refused(Misconfigured::HandOver(
-                HandOverError::NotAHandOver
-            )))
-        );
-        assert_eq!(
-            ServerPart::<u8>::Unreadable.state(3, Duration::ZERO),
+            read("wait 3 s").state(3, Duration::ZERO),
             Some(ReadState::Refused(Misconfigured::HandOver(
                 HandOverError::NotAHandOver
             )))
@@ -361,9 +496,9 @@ mod tests {
 
     #[test]
     fn a_read_the_server_did_not_make_starts_in_the_browser() {
-        assert_eq!(ServerPart::<u8>::NotRead.state(3, Duration::ZERO), None);
+        assert_eq!(read(super::NOT_READ).state(3, Duration::ZERO), None);
         assert_eq!(
-            ServerPart::<u8>::RefusedOnServer.state(3, Duration::ZERO),
+            read(super::REFUSED).state(3, Duration::ZERO),
             Some(ReadState::Refused(Misconfigured::OnServer))
         );
     }

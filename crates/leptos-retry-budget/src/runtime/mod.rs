@@ -157,37 +157,34 @@ pub enum Misconfigured {
 }
 
 /// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
-/// the server also `Send + Sync`, since a server may render on any of its threads; where the
-/// server hands it to the browser (`ssr`, `hydrate`), also `Serialize` and `Deserialize`, as
-/// Leptos's resources are. In a CSR app nothing more: data that holds an `Rc` is fine.
-#[cfg(all(target_arch = "wasm32", not(feature = "hydrate")))]
+/// the server also `Send + Sync`, since a server may render on any of its threads, and where
+/// the server reads while it renders (`ssr`) also `Serialize`, as the server writes it into
+/// the HTML (the browser reads it back with the read's own parser). In the browser nothing
+/// more: data that holds an `Rc` is fine.
+#[cfg(target_arch = "wasm32")]
 pub trait ReadData: Clone + 'static {}
-#[cfg(all(target_arch = "wasm32", not(feature = "hydrate")))]
+#[cfg(target_arch = "wasm32")]
 impl<T: Clone + 'static> ReadData for T {}
 
 /// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
-/// the server also `Send + Sync`, since a server may render on any of its threads; where the
-/// server hands it to the browser (`ssr`, `hydrate`), also `Serialize` and `Deserialize`, as
-/// Leptos's resources are. In a CSR app nothing more: data that holds an `Rc` is fine.
+/// the server also `Send + Sync`, since a server may render on any of its threads, and where
+/// the server reads while it renders (`ssr`) also `Serialize`, as the server writes it into
+/// the HTML (the browser reads it back with the read's own parser). In the browser nothing
+/// more: data that holds an `Rc` is fine.
 #[cfg(all(not(target_arch = "wasm32"), not(feature = "ssr")))]
 pub trait ReadData: Clone + Send + Sync + 'static {}
 #[cfg(all(not(target_arch = "wasm32"), not(feature = "ssr")))]
 impl<T: Clone + Send + Sync + 'static> ReadData for T {}
 
 /// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
-/// the server also `Send + Sync`, since a server may render on any of its threads; where the
-/// server hands it to the browser (`ssr`, `hydrate`), also `Serialize` and `Deserialize`, as
-/// Leptos's resources are. In a CSR app nothing more: data that holds an `Rc` is fine.
-#[cfg(any(
-    all(target_arch = "wasm32", feature = "hydrate"),
-    all(not(target_arch = "wasm32"), feature = "ssr")
-))]
-pub trait ReadData: Clone + Send + Sync + serde::Serialize + DeserializeOwned + 'static {}
-#[cfg(any(
-    all(target_arch = "wasm32", feature = "hydrate"),
-    all(not(target_arch = "wasm32"), feature = "ssr")
-))]
-impl<T: Clone + Send + Sync + serde::Serialize + DeserializeOwned + 'static> ReadData for T {}
+/// the server also `Send + Sync`, since a server may render on any of its threads, and where
+/// the server reads while it renders (`ssr`) also `Serialize`, as the server writes it into
+/// the HTML (the browser reads it back with the read's own parser). In the browser nothing
+/// more: data that holds an `Rc` is fine.
+#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
+pub trait ReadData: Clone + Send + Sync + serde::Serialize + 'static {}
+#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
+impl<T: Clone + Send + Sync + serde::Serialize + 'static> ReadData for T {}
 
 /// How a 2xx body becomes a read's data: any closure; on a server that reads while it
 /// renders (`ssr`), one that is `Send + Sync`, as the read runs on the server's threads.
@@ -327,7 +324,7 @@ where
     };
     let (from_server, parse) = from_server(request, &policy, parse, view);
     // Hydrating, the screen shows at once what the server's HTML shows.
-    let part = from_server.now();
+    let part = from_server.now(&|body: &[u8]| parse(body).ok());
     if let Some(state) = part.as_ref().and_then(|p| p.state(of, now())) {
         view.state.set(state);
         view.clock.set(now());
@@ -353,7 +350,9 @@ fn from_server<T: ReadData, R: Parse<T>>(
 ) -> (FromServer<T>, std::sync::Arc<R>) {
     let parse = std::sync::Arc::new(parse);
     let fetch = render::read_in_render(request.get_untracked(), policy.clone(), parse.clone());
-    let from_server = FromServer::new(fetch, view.state, policy.max_attempts());
+    let read_back = parse.clone();
+    let read_back = move |body: &[u8]| read_back(body).ok();
+    let from_server = FromServer::new(fetch, read_back, view.state, policy.max_attempts());
     (from_server, parse)
 }
 
@@ -367,12 +366,10 @@ fn from_server<T: ReadData, R: Parse<T>>(
     parse: R,
     view: View<T>,
 ) -> (FromServer<T>, R) {
-    // Only a screen that mounts after hydration gets here: the browser reads for itself.
-    let fetch = || std::future::ready(from_server::ServerPart::NotRead);
-    (
-        FromServer::new(fetch, view.state, policy.max_attempts()),
-        parse,
-    )
+    let unused = |_: &[u8]| None;
+    let fetch = || std::future::ready(String::new());
+    let from_server = FromServer::new(fetch, unused, view.state, policy.max_attempts());
+    (from_server, parse)
 }
 
 /// The server's part of the read: on a server that reads while it renders, the read of

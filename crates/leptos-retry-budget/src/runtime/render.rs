@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use retry_budget::{ReadRequest, RetryPolicy};
-use retry_budget_tokio::{Client, ReadError, Served};
+use retry_budget_tokio::Client;
 use tokio::sync::oneshot;
 
-use super::from_server::ServerPart;
-use super::Parse;
+use super::from_server::{not_read, text};
+use super::{Parse, ReadData};
 
 /// How a server's renders read: through `client`, one per process, and with the request
 /// `for_server` makes from the one a component was given for the browser (the API's address
@@ -65,12 +65,12 @@ pub(super) fn read_in_render<T, R>(
     request: ReadRequest,
     policy: RetryPolicy,
     parse: Arc<R>,
-) -> impl Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ServerPart<T>> + Send>>
+) -> impl Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = String> + Send>>
        + Send
        + Sync
        + 'static
 where
-    T: Send + 'static,
+    T: ReadData,
     R: Parse<T>,
 {
     let reads = use_context::<ServerReads>();
@@ -86,40 +86,19 @@ where
         let render_ended = render_ended.lock().ok().and_then(|mut r| r.take());
         Box::pin(async move {
             let Some(reads) = reads else {
-                return ServerPart::NotRead;
+                return not_read();
             };
             let on_server = (reads.for_server)(&request);
             let read = reads
                 .client
                 .read_or_hand_over(&on_server, policy, |body: &[u8]| parse(body));
             let Some(render_ended) = render_ended else {
-                return part(read.await);
+                return text(read.await);
             };
             tokio::select! {
-                served = read => part(served),
-                _ = render_ended => ServerPart::NotRead,
+                served = read => text(served),
+                _ = render_ended => not_read(),
             }
         })
-    }
-}
-
-/// What the page gets of a read the server made: never the server's request, its URL or its
-/// headers. A refusal is the server's own, so its log, not the page, says why.
-fn part<T>(served: Result<Served<T>, ReadError>) -> ServerPart<T> {
-    match served {
-        Ok(Served::Loaded(loaded)) => ServerPart::Loaded {
-            data: loaded.data,
-            report: loaded.report,
-            trace: loaded.trace,
-        },
-        Ok(Served::HandedOver { hand_over, trace }) => ServerPart::HandedOver {
-            hand_over: hand_over.to_string(),
-            trace,
-        },
-        Err(ReadError::Stopped { report, trace }) => ServerPart::Stopped { report, trace },
-        Err(refused) => {
-            leptos::logging::warn!("a budgeted read was not sent from the server: {refused}");
-            ServerPart::RefusedOnServer
-        }
     }
 }

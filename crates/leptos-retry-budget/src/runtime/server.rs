@@ -1,6 +1,6 @@
 //! Off the browser (a server's render, native tests) nothing is driven: a read shows its first
-//! state, or on a server that reads while it renders (`ssr` with [`ServerReads`](super::ServerReads))
-//! what its read in the render came to ([`FromServer`]). There is no page clock here.
+//! state, or on a server that reads while it renders (`ssr` with `ServerReads`) what its read
+//! in the render came to ([`FromServer`]). There is no page clock here.
 
 use std::marker::PhantomData;
 use std::time::Duration;
@@ -30,11 +30,8 @@ pub fn provide_scope_policy(_scope: &str, policy: ScopePolicy) -> Result<(), Sco
     policy.validate()
 }
 
-/// Off the browser a read is never driven; its trace is what the server's read did.
-pub(super) struct Driver<T: super::ReadData> {
-    from_server: FromServer<T>,
-    data: PhantomData<fn() -> T>,
-}
+/// Off the browser a read is never driven.
+pub(super) struct Driver<T: super::ReadData>(PhantomData<fn() -> T>);
 
 impl<T: super::ReadData> Clone for Driver<T> {
     fn clone(&self) -> Self {
@@ -51,12 +48,9 @@ impl<T: super::ReadData> Driver<T> {
         _parse: R,
         _view: View<T>,
         _part: Option<Part<T>>,
-        from_server: FromServer<T>,
+        _from_server: FromServer<T>,
     ) -> Self {
-        Driver {
-            from_server,
-            data: PhantomData,
-        }
+        Driver(PhantomData)
     }
 
     pub(super) fn try_again(&self) {}
@@ -64,6 +58,6 @@ impl<T: super::ReadData> Driver<T> {
     pub(super) fn cancel(&self) {}
 
     pub(super) fn trace(&self) -> Vec<TraceEvent> {
-        self.from_server.trace()
+        Vec::new()
     }
 }
