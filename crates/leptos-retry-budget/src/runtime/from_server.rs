@@ -42,7 +42,7 @@ pub(crate) enum ServerPart<T> {
 
 /// The text of a part the server did not read.
 #[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
-const NOT_READ: &str = "not read";
+pub(crate) const NOT_READ: &str = "not read";
 /// The text of a part the server refused to read.
 #[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
 const REFUSED: &str = "refused on the server";
@@ -188,24 +188,26 @@ pub(crate) use hydrating::FromServer;
 #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
 pub(crate) use without::FromServer;
 
-/// The resource, and where a suspended view waits for it.
+/// Where a suspended view waits for the server's part.
 #[cfg(any(feature = "ssr", feature = "hydrate"))]
 mod suspended {
+    use std::future::Future;
+    use std::sync::Arc;
+
     use leptos::prelude::*;
-    use leptos::server::codee::string::FromToStringCodec;
 
-    /// The part's text, as a resource: Leptos writes it into the HTML and reads it back.
-    pub(super) type Text = Resource<String, FromToStringCodec>;
-
-    /// `children` once `text` is here, and `arrived` told of it first; until then, `children`
-    /// as the read is at first.
-    pub(super) fn suspend<V: IntoView + 'static>(
-        text: Text,
-        arrived: impl Fn(&str) + Send + Sync + 'static,
+    /// `children` once `arrived` has been told of the part (a future, made anew for each
+    /// render of the boundary); until then, `children` as the read is at first.
+    pub(super) fn suspend<V, F>(
+        arrived: impl Fn() -> F + Send + Sync + 'static,
         children: impl Fn() -> V + Send + Sync + 'static,
-    ) -> AnyView {
-        let children = std::sync::Arc::new(children);
-        let arrived = std::sync::Arc::new(arrived);
+    ) -> AnyView
+    where
+        V: IntoView + 'static,
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let children = Arc::new(children);
+        let arrived = Arc::new(arrived);
         let fallback = children.clone();
         view! {
             <Suspense fallback=move || fallback()>
@@ -214,9 +216,9 @@ mod suspended {
                     let arrived = arrived.clone();
                     move || {
                         let children = children.clone();
-                        let arrived = arrived.clone();
+                        let arrived = arrived();
                         Suspend::new(async move {
-                            arrived(&text.await);
+                            arrived.await;
                             children()
                         })
                     }
@@ -227,23 +229,28 @@ mod suspended {
     }
 }
 
-/// On a server that reads while it renders: the read in this render, as the resource's text.
+/// On a server that reads while it renders: the read starts with the render, its text goes
+/// into the HTML as a resource's value would (Leptos's shared context, by the same id order
+/// as the browser's), and the suspended views show it once it is there.
 #[cfg(feature = "ssr")]
 mod on_server {
+    use std::future::Future;
     use std::sync::Arc;
 
     use leptos::prelude::*;
+    use tokio::sync::watch;
 
-    use super::suspended::{suspend, Text};
-    use super::ServerPart;
+    use super::suspended::suspend;
+    use super::{ServerPart, NOT_READ};
     use crate::runtime::{ReadData, ReadState, StateStorage};
 
     /// How the server shows a part's text: as the browser will read it back.
     type Shown<T> = Arc<dyn Fn(&str) -> Option<ReadState<T>> + Send + Sync>;
 
-    /// A read's server part on the server: the resource its read in the render fills.
+    /// A read's server part on the server.
     pub(crate) struct FromServer<T: ReadData> {
-        text: Text,
+        /// The part's text, once the read has come to something.
+        text: StoredValue<watch::Receiver<Option<String>>>,
         shown: StoredValue<Shown<T>>,
         state: RwSignal<ReadState<T>, StateStorage>,
     }
@@ -257,21 +264,31 @@ mod on_server {
     impl<T: ReadData> Copy for FromServer<T> {}
 
     impl<T: ReadData> FromServer<T> {
-        /// The resource, its text made by `fetch`; `state` shows it as `parse` reads it back.
-        pub(crate) fn new<F>(
-            fetch: impl Fn() -> F + Send + Sync + 'static,
+        /// Starts `read`, whose text goes into the HTML for the browser; `state` shows it as
+        /// `parse` reads it back.
+        pub(crate) fn new(
+            read: impl Future<Output = String> + Send + 'static,
             parse: impl Fn(&[u8]) -> Option<T> + Send + Sync + 'static,
             state: RwSignal<ReadState<T>, StateStorage>,
             of: u32,
-        ) -> Self
-        where
-            F: std::future::Future<Output = String> + Send + 'static,
-        {
+        ) -> Self {
+            let (done, text) = watch::channel(None);
+            leptos::task::spawn(async move {
+                let _ = done.send(Some(read.await));
+            });
+            if let Some(context) = Owner::current_shared_context() {
+                // The id is taken whether or not the page hydrates, as the browser takes it.
+                let id = context.next_id();
+                if context.get_is_hydrating() {
+                    let mut text = text.clone();
+                    context.write_async(id, Box::pin(async move { arrived(&mut text).await }));
+                }
+            }
             let shown: Shown<T> = Arc::new(move |text: &str| {
                 ServerPart::read(text, &parse).state(of, std::time::Duration::ZERO)
             });
             Self {
-                text: Resource::new_with_options(|| (), move |()| fetch(), false),
+                text: StoredValue::new(text),
                 shown: StoredValue::new(shown),
                 state,
             }
@@ -289,28 +306,40 @@ mod on_server {
             children: impl Fn() -> V + Send + Sync + 'static,
         ) -> AnyView {
             let Self { text, shown, state } = *self;
-            let arrived = move |text: &str| {
-                if let Some(shown) = shown.with_value(|s| s(text)) {
-                    state.try_set(shown);
+            let arrived = move || {
+                let mut text = text.get_value();
+                async move {
+                    let text = arrived(&mut text).await;
+                    if let Some(shown) = shown.with_value(|s| s(&text)) {
+                        state.try_set(shown);
+                    }
                 }
             };
-            suspend(text, arrived, children)
+            suspend(arrived, children)
+        }
+    }
+
+    /// The part's text, once the read has come to something (or has gone: not read).
+    async fn arrived(text: &mut watch::Receiver<Option<String>>) -> String {
+        match text.wait_for(Option::is_some).await {
+            Ok(text) => text.clone().unwrap_or_default(),
+            Err(_) => NOT_READ.to_owned(),
         }
     }
 }
 
-/// Hydrating: the resource's text is what the server wrote into the HTML.
+/// Hydrating: the part's text is what the server wrote into the HTML.
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
 mod hydrating {
     use leptos::prelude::*;
 
-    use super::suspended::{suspend, Text};
-    use super::{ServerPart, NOT_READ};
+    use super::suspended::suspend;
+    use super::ServerPart;
     use crate::runtime::{ReadData, ReadState, StateStorage};
 
-    /// A read's server part in the browser: the resource the server's HTML fills.
+    /// A read's server part in the browser: the text the server's HTML holds for it.
     pub(crate) struct FromServer<T: ReadData> {
-        text: Text,
+        text: StoredValue<Option<String>>,
         _state: std::marker::PhantomData<RwSignal<ReadState<T>, StateStorage>>,
     }
 
@@ -323,46 +352,42 @@ mod hydrating {
     impl<T: ReadData> Copy for FromServer<T> {}
 
     impl<T: ReadData> FromServer<T> {
-        /// The resource; only a screen mounted after hydration has no text from the server,
-        /// and reads for itself.
+        /// The text the server wrote for this read, by the same id order as the server's;
+        /// none for a screen mounted after hydration, which reads for itself.
         pub(crate) fn new<F>(
-            _fetch: impl Fn() -> F + Send + Sync + 'static,
+            _read: F,
             _parse: impl Fn(&[u8]) -> Option<T> + 'static,
             _state: RwSignal<ReadState<T>, StateStorage>,
             _of: u32,
         ) -> Self {
+            let text = Owner::current_shared_context().and_then(|context| {
+                let id = context.next_id();
+                match context.read_data(&id) {
+                    Some(text) => Some(text),
+                    // Hydrating, and nothing from the server: it cannot be read here.
+                    None if context.during_hydration() => Some(String::new()),
+                    None => None,
+                }
+            });
             Self {
-                text: Resource::new_with_options(
-                    || (),
-                    |()| std::future::ready(NOT_READ.to_owned()),
-                    false,
-                ),
+                text: StoredValue::new(text),
                 _state: std::marker::PhantomData,
             }
         }
 
-        /// What the server knew, read back from the HTML with `parse` while hydrating (text
-        /// missing there is [`ServerPart::Unreadable`]); `None` for a screen mounted later.
+        /// What the server knew, read back with `parse`; `None` for a screen mounted after
+        /// hydration.
         pub(crate) fn now(&self, parse: &impl Fn(&[u8]) -> Option<T>) -> Option<ServerPart<T>> {
-            // Read once as the read is set up, so the screen shows at once what the server's
-            // HTML shows.
-            let text = (*self.text).get_untracked();
-            let hydrating = Owner::current_shared_context().is_some_and(|c| c.during_hydration());
-            match text {
-                Some(text) => Some(ServerPart::read(&text, parse)),
-                None if hydrating => Some(ServerPart::Unreadable(
-                    retry_budget::HandOverError::NotAHandOver,
-                )),
-                None => None,
-            }
+            self.text
+                .with_value(|text| text.as_deref().map(|text| ServerPart::read(text, parse)))
         }
 
-        /// `children`, once the server's part is known: at once from the HTML.
+        /// `children`, at once: the server's part is in the HTML.
         pub(crate) fn suspend<V: IntoView + 'static>(
             &self,
             children: impl Fn() -> V + Send + Sync + 'static,
         ) -> AnyView {
-            suspend(self.text, |_| {}, children)
+            suspend(|| std::future::ready(()), children)
         }
     }
 }

@@ -349,10 +349,10 @@ fn from_server<T: ReadData, R: Parse<T>>(
     view: View<T>,
 ) -> (FromServer<T>, std::sync::Arc<R>) {
     let parse = std::sync::Arc::new(parse);
-    let fetch = render::read_in_render(request.get_untracked(), policy.clone(), parse.clone());
+    let read = render::read_in_render(request.get_untracked(), policy.clone(), parse.clone());
     let read_back = parse.clone();
     let read_back = move |body: &[u8]| read_back(body).ok();
-    let from_server = FromServer::new(fetch, read_back, view.state, policy.max_attempts());
+    let from_server = FromServer::new(read, read_back, view.state, policy.max_attempts());
     (from_server, parse)
 }
 
@@ -367,8 +367,7 @@ fn from_server<T: ReadData, R: Parse<T>>(
     view: View<T>,
 ) -> (FromServer<T>, R) {
     let unused = |_: &[u8]| None;
-    let fetch = || std::future::ready(String::new());
-    let from_server = FromServer::new(fetch, unused, view.state, policy.max_attempts());
+    let from_server = FromServer::new((), unused, view.state, policy.max_attempts());
     (from_server, parse)
 }
 

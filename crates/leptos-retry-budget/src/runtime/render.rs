@@ -57,18 +57,14 @@ pub fn provide_server_reads(reads: ServerReads) {
     provide_context(reads);
 }
 
-/// The read of `request` in the current render, as a resource's fetcher: the read starts when
-/// the resource does, holds the render no longer than the policy's
-/// [`server_hold`](RetryPolicy::server_hold), and is left (nothing more sent for it) if the
-/// render ends first, as when the visitor goes away.
+/// The read of `request` in the current render, as the text of what it came to: it holds the
+/// render no longer than the policy's [`server_hold`](RetryPolicy::server_hold), and is left
+/// (nothing more sent for it) if the render ends first, as when the visitor goes away.
 pub(super) fn read_in_render<T, R>(
     request: ReadRequest,
     policy: RetryPolicy,
     parse: Arc<R>,
-) -> impl Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = String> + Send>>
-       + Send
-       + Sync
-       + 'static
+) -> impl std::future::Future<Output = String> + Send + 'static
 where
     T: ReadData,
     R: Parse<T>,
@@ -77,28 +73,17 @@ where
     // The render's owner ends (its stream is dropped): the read is left.
     let (ended, render_ended) = oneshot::channel::<()>();
     on_cleanup(move || drop(ended));
-    let render_ended = std::sync::Mutex::new(Some(render_ended));
-    move || {
-        let reads = reads.clone();
-        let request = request.clone();
-        let policy = policy.clone();
-        let parse = parse.clone();
-        let render_ended = render_ended.lock().ok().and_then(|mut r| r.take());
-        Box::pin(async move {
-            let Some(reads) = reads else {
-                return not_read();
-            };
-            let on_server = (reads.for_server)(&request);
-            let read = reads
-                .client
-                .read_or_hand_over(&on_server, policy, |body: &[u8]| parse(body));
-            let Some(render_ended) = render_ended else {
-                return text(read.await);
-            };
-            tokio::select! {
-                served = read => text(served),
-                _ = render_ended => not_read(),
-            }
-        })
+    async move {
+        let Some(reads) = reads else {
+            return not_read();
+        };
+        let on_server = (reads.for_server)(&request);
+        let read = reads
+            .client
+            .read_or_hand_over(&on_server, policy, |body: &[u8]| parse(body));
+        tokio::select! {
+            served = read => text(served),
+            _ = render_ended => not_read(),
+        }
     }
 }
