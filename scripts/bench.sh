@@ -55,6 +55,17 @@ printf '  embedding the screen, (b) - (a): %d bytes gzipped (target: (b) <= 8300
 printf '  (b) beside its ceiling in bench/embed/gzip-ceiling: %d of %d bytes gzipped (scripts/test.sh fails\n  above it by more than 1 %%)\n' \
   $((bwg + bjg)) "$(<bench/embed/gzip-ceiling)"
 
+say "1b. size in a server-rendered app (the browser side, hydrate, of a start-axum app's routes)"
+read -r ssr_routes ssr_screen <<<"$(ssr_pair "$out/ssr")"
+printf '  %-44s %12d\n' "(d) the routes, no screen" "$ssr_routes"
+printf '  %-44s %12d\n' "(e) the routes and one <PaletteList>" "$ssr_screen"
+printf '  what the screen costs a server-rendered app, (e) - (d): %d bytes gzipped, hand-over included\n' \
+  $((ssr_screen - ssr_routes))
+printf '  beside: 84,295 measured the same way before the server read while it rendered (9e95b33), and\n'
+printf '  the 93,702 issue 30 measured on the SSR example; (e) - (d) beside its ceiling in\n'
+printf '  bench/ssr/gzip-ceiling: %d (scripts/test.sh fails above it by more than 1 %%)\n' \
+  "$(<bench/ssr/gzip-ceiling)"
+
 say "2. and 3. timer fidelity and wakes (headless Chromium, a few minutes of real waits)"
 build_app bench/timers/index.html "$out/timers"
 cargo build --locked --quiet -p scenario-api

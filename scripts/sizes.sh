@@ -66,3 +66,33 @@ size_gate() {
     return 1
   fi
 }
+
+# What the screen costs a server-rendered app: builds the SSR pair (bench/ssr: the browser side,
+# hydrate, of a start-axum app's routes, without and with one <PaletteList>) into DIR and prints
+# "routes-gz screen-gz", each wasm + JS gzipped.
+ssr_pair() {
+  local dir="$1" wg jg routes screen
+  build_app bench/ssr/routes.html "$dir/routes"
+  read -r _ wg _ jg <<<"$(app_bytes "$dir/routes")"
+  routes=$((wg + jg))
+  build_app bench/ssr/screen.html "$dir/screen"
+  read -r _ wg _ jg <<<"$(app_bytes "$dir/screen")"
+  screen=$((wg + jg))
+  printf '%s %s\n' "$routes" "$screen"
+}
+
+# The SSR size gate: fails when what the screen costs a server-rendered app (the SSR pair's
+# difference, hand-over included) is more than 1 % above the number in CEILING_FILE.
+ssr_gate() {
+  local ceiling_file="$1" dir="$2" routes screen ceiling limit
+  read -r routes screen <<<"$(ssr_pair "$dir")"
+  ceiling="$(<"$ceiling_file")"
+  limit=$((ceiling + ceiling / 100))
+  printf '    the screen costs %d bytes gzipped (routes %d, with the screen %d); ceiling %d in %s, so at most %d\n' \
+    $((screen - routes)) "$routes" "$screen" "$ceiling" "$ceiling_file" "$limit"
+  if ((screen - routes > limit)); then
+    echo "$((screen - routes - ceiling)) bytes over the ceiling: find them, or say in the commit" \
+      "that raises $ceiling_file what they buy" >&2
+    return 1
+  fi
+}

@@ -139,6 +139,8 @@ stage_size() {
   install_wasm_opt
   say "size gate: the embed app (b) within 1 % of bench/embed/gzip-ceiling"
   size_gate bench/embed/index.html bench/embed/gzip-ceiling "$root/target/size-gate"
+  say "size gate: what the screen costs a server-rendered app (bench/ssr) within 1 % of bench/ssr/gzip-ceiling"
+  ssr_gate bench/ssr/gzip-ceiling "$root/target/size-gate-ssr"
 }
 
 stage_core() {
