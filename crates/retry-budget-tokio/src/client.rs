@@ -45,6 +45,10 @@ pub enum Served<T> {
         /// What happened to the read here, up to the hand-over.
         trace: Vec<TraceEvent>,
     },
+    /// The read's first attempt waited for a place among its scope's requests in flight (the
+    /// scope's [`in_flight_limit`](ScopePolicy::in_flight_limit)) past what the render may
+    /// hold, and the read was let go before it sent anything: the browser makes it.
+    LetGo,
 }
 
 /// What a read that loaded gives: the data, and how the read went (its attempts, its time).
@@ -142,7 +146,7 @@ impl Client {
         match self.run(request, policy, parse, false).await? {
             Served::Loaded(loaded) => Ok(loaded),
             // Never asked for: this read holds as long as its budget allows.
-            Served::HandedOver { .. } => std::future::pending().await,
+            Served::HandedOver { .. } | Served::LetGo => std::future::pending().await,
         }
     }
 
@@ -202,6 +206,15 @@ impl Client {
                         return Ok(Served::HandedOver { hand_over, trace });
                     }
                     step = next_step(&mut next).await;
+                }
+                Step::Queue { number: 1, .. } if may_hand_over => {
+                    // The first attempt queued: held no later than the render may be, then let
+                    // go unsent. (A retry is never queued here: its wait is handed over first.)
+                    let hold = tokio::time::sleep_until(self.shared.origin + hold_until);
+                    tokio::select! {
+                        other = next_step(&mut next) => step = other,
+                        () = hold => return Ok(Served::LetGo),
+                    }
                 }
                 Step::Wait { .. } | Step::Queue { .. } => step = next_step(&mut next).await,
                 Step::Stop(report) => {

@@ -282,6 +282,51 @@ async fn futures_join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Out
 }
 
 #[tokio::test]
+async fn a_render_whose_first_attempt_would_queue_past_its_hold_is_let_go_unsent() {
+    let origin = serve().await;
+    let http = reqwest::Client::new();
+    let made = json(http.post(format!(
+        "{origin}/limits?quota=100&window_s=60&answer_ms=300"
+    )))
+    .await;
+    let base = format!("{origin}{}", made["base"].as_str().unwrap());
+    let client = client(&origin);
+    let one_at_a_time = ScopePolicy::new().with_in_flight_limit(1);
+    client.scope_policy(&origin, one_at_a_time).unwrap();
+    let request = ReadRequest::get(format!("{base}/palettes?collection=coast"));
+    // Three renders at once: one sends, the others are let go at once (no hold by default);
+    // a fourth allowed to hold 1 s waits its turn and loads.
+    let held = policy().with_server_hold(Duration::from_secs(1));
+    let started = tokio::time::Instant::now();
+    let renders = vec![
+        client.read_or_hand_over(&request, policy(), parse_json::<Value>),
+        client.read_or_hand_over(&request, policy(), parse_json::<Value>),
+        client.read_or_hand_over(&request, policy(), parse_json::<Value>),
+        client.read_or_hand_over(&request, held, parse_json::<Value>),
+    ];
+    let served: Vec<_> = futures_join_all(renders).await;
+    let kinds: Vec<&str> = served
+        .iter()
+        .map(|s| match s {
+            Ok(Served::Loaded(_)) => "loaded",
+            Ok(Served::LetGo) => "let go",
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(kinds, ["loaded", "let go", "let go", "loaded"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "no render held past its hold"
+    );
+    let log = json(http.get(&base)).await;
+    let in_flight: Vec<u64> = (log["requests"].as_array().unwrap().iter())
+        .map(|r| r["in_flight"].as_u64().unwrap())
+        .collect();
+    assert_eq!(in_flight, [1, 1], "two requests, one at a time");
+    assert_eq!(client.known_scopes(), 1);
+}
+
+#[tokio::test]
 async fn a_render_hands_its_wait_over_unless_its_policy_lets_it_hold() {
     let origin = serve().await;
     let client = client(&origin);
