@@ -55,7 +55,9 @@ where
     let status = move || {
         let loaded = loaded.clone();
         move || {
-            read.state.with(|state| match state {
+            // `try_`: on a server, a render the visitor left may be dropped while its read's
+            // last state is still being shown.
+            read.state.try_with(|state| match state {
             ReadState::Loading { attempt, of } => EitherOf4::A(line(
                 "status",
                 "attempt",
@@ -91,6 +93,8 @@ where
                 EitherOf4::D(view! { <StopMessage report=report.clone() /> })
             }
         })
+        // Gone: nothing to show (the same line, empty, rather than a view of another type).
+        .unwrap_or_else(|| EitherOf4::A(line("status", "attempt", String::new())))
         }
     };
     read.suspend(status)
@@ -123,7 +127,7 @@ where
     // the clock's). The region is the effect's alone (the view gives it no children), so the
     // words are written straight in, and only when they differ from what it says.
     Effect::new(move || {
-        let words = read.state.with(announcement);
+        let words = read.state.try_with(announcement).unwrap_or_default();
         #[cfg(target_arch = "wasm32")]
         if let Some(region) = region.get() {
             visually_hidden(&region);
@@ -191,7 +195,7 @@ pub fn Countdown(
     clock: ReadSignal<Duration>,
 ) -> impl IntoView {
     let left = move || {
-        let left = until.saturating_sub(clock.get());
+        let left = until.saturating_sub(clock.try_get().unwrap_or_default());
         Progress::Countdown { next, of, left }.to_string()
     };
     view! {
@@ -283,19 +287,19 @@ where
 {
     // The elapsed time now, in the countdown's whole-second steps, while waiting.
     let now = Memo::new(move |_| {
-        let ReadState::Waiting { until, .. } = read.state.get() else {
+        let Some(ReadState::Waiting { until, .. }) = read.state.try_get() else {
             return None;
         };
         let planned_end = read.trace().iter().rev().find_map(|e| match e.event {
             Event::WaitPlanned { wait, .. } => Some(e.at + wait),
             _ => None,
         })?;
-        let left = until.saturating_sub(read.clock.get());
+        let left = until.saturating_sub(read.clock.try_get()?);
         let left = Duration::from_secs(u64::try_from(left.as_millis().div_ceil(1000)).ok()?);
         Some(planned_end.saturating_sub(left))
     });
     let svg = move || {
-        Drawing::from_trace(&read.trace(), now.get())
+        Drawing::from_trace(&read.trace(), now.try_get().flatten())
             .map(|d| d.to_svg(&id))
             .unwrap_or_default()
     };

@@ -39,7 +39,7 @@ pub use leptos_retry_budget::{
     use_budgeted_get, use_budgeted_read, Announcer, BudgetedRead, Countdown, ReadState, ReadStatus,
     ReadSuspense, StopMessage, Timeline, TracePanel,
 };
-pub use retry_budget::{ReadRequest, RetryPolicy};
+pub use retry_budget::{ReadRequest, RetryPolicy, ScopePolicy};
 pub use screen::{PaletteGrid, PaletteList, PaletteListView};
 
 #[cfg(all(test, target_arch = "wasm32"))]

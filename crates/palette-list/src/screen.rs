@@ -1,9 +1,7 @@
 //! The Palette List screen: the palettes read under a finite retry budget, and what it shows.
 
 use leptos::prelude::*;
-use leptos_retry_budget::{
-    use_budgeted_read, Announcer, BudgetedRead, ReadState, ReadStatus, ReadSuspense,
-};
+use leptos_retry_budget::{use_budgeted_read, Announcer, BudgetedRead, ReadState, ReadStatus};
 use retry_budget::{ReadRequest, RetryPolicy, StopReport};
 
 use crate::palettes::{palettes_url, CssColor, Palette, PaletteCollection};
@@ -52,7 +50,7 @@ pub fn PaletteListView(
     #[prop(optional)]
     children: Option<Children>,
 ) -> impl IntoView {
-    let running = move || read.state.with(ReadState::is_running);
+    let running = move || read.state.try_with(ReadState::is_running).unwrap_or(false);
     let loaded = |data: PaletteCollection, report: StopReport| {
         view! {
             <PaletteGrid palettes=data.palettes />
@@ -61,22 +59,23 @@ pub fn PaletteListView(
             </p>
         }
     };
+    // Cancel while the read runs, Try again once it has stopped; on a server that reads while
+    // it renders, as the read came to there.
+    let action = read.suspend(move || {
+        view! {
+            <button
+                data-testid=move || if running() { "cancel" } else { "retry" }
+                on:click=move |_| if running() { read.cancel() } else { read.try_again() }
+            >
+                {move || if running() { CANCEL } else { TRY_AGAIN }}
+            </button>
+        }
+    });
     view! {
         <section class="palette-list" data-testid="palette-list">
             <header>
                 <h2>{move || palettes_heading(&collection.read())}</h2>
-                <div class="actions">
-                    <ReadSuspense read>
-                        <button
-                            data-testid=move || if running() { "cancel" } else { "retry" }
-                            on:click=move |_| {
-                                if running() { read.cancel() } else { read.try_again() }
-                            }
-                        >
-                            {move || if running() { CANCEL } else { TRY_AGAIN }}
-                        </button>
-                    </ReadSuspense>
-                </div>
+                <div class="actions">{action}</div>
             </header>
             <div class="body">
                 <ReadStatus read loaded />

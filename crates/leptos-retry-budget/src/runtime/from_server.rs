@@ -132,6 +132,8 @@ pub(crate) fn text<T: serde::Serialize>(
             }
         },
         Ok(Served::HandedOver { hand_over, .. }) => hand_over.to_string(),
+        // Let go unsent, queued past the render's hold: the browser reads for itself.
+        Ok(Served::LetGo) => NOT_READ.to_owned(),
         Err(ReadError::Stopped { report, .. }) => report.handed().to_string(),
         Err(refused) => {
             leptos::logging::warn!("a budgeted read was not sent from the server: {refused}");
@@ -235,7 +237,6 @@ mod suspended {
 #[cfg(feature = "ssr")]
 mod on_server {
     use std::future::Future;
-    use std::sync::Arc;
 
     use leptos::prelude::*;
     use tokio::sync::watch;
@@ -244,15 +245,11 @@ mod on_server {
     use super::{ServerPart, NOT_READ};
     use crate::runtime::{ReadData, ReadState, StateStorage};
 
-    /// How the server shows a part's text: as the browser will read it back.
-    type Shown<T> = Arc<dyn Fn(&str) -> Option<ReadState<T>> + Send + Sync>;
-
     /// A read's server part on the server.
     pub(crate) struct FromServer<T: ReadData> {
         /// The part's text, once the read has come to something.
         text: StoredValue<watch::Receiver<Option<String>>>,
-        shown: StoredValue<Shown<T>>,
-        state: RwSignal<ReadState<T>, StateStorage>,
+        _state: std::marker::PhantomData<RwSignal<ReadState<T>, StateStorage>>,
     }
 
     impl<T: ReadData> Clone for FromServer<T> {
@@ -265,7 +262,9 @@ mod on_server {
 
     impl<T: ReadData> FromServer<T> {
         /// Starts `read`, whose text goes into the HTML for the browser; `state` shows it as
-        /// `parse` reads it back.
+        /// `parse` reads it back, before the suspended views are told it is there. (Shown from
+        /// the read's task, not from a suspended view: a view's own write would wake its
+        /// `<Suspense>` again, which on a server may outlive the render.)
         pub(crate) fn new(
             read: impl Future<Output = String> + Send + 'static,
             parse: impl Fn(&[u8]) -> Option<T> + Send + Sync + 'static,
@@ -274,7 +273,12 @@ mod on_server {
         ) -> Self {
             let (done, text) = watch::channel(None);
             leptos::task::spawn(async move {
-                let _ = done.send(Some(read.await));
+                let text = read.await;
+                let part = ServerPart::read(&text, &parse);
+                if let Some(shown) = part.state(of, std::time::Duration::ZERO) {
+                    state.try_set(shown);
+                }
+                let _ = done.send(Some(text));
             });
             if let Some(context) = Owner::current_shared_context() {
                 // The id is taken whether or not the page hydrates, as the browser takes it.
@@ -284,13 +288,9 @@ mod on_server {
                     context.write_async(id, Box::pin(async move { arrived(&mut text).await }));
                 }
             }
-            let shown: Shown<T> = Arc::new(move |text: &str| {
-                ServerPart::read(text, &parse).state(of, std::time::Duration::ZERO)
-            });
             Self {
                 text: StoredValue::new(text),
-                shown: StoredValue::new(shown),
-                state,
+                _state: std::marker::PhantomData,
             }
         }
 
@@ -305,14 +305,11 @@ mod on_server {
             &self,
             children: impl Fn() -> V + Send + Sync + 'static,
         ) -> AnyView {
-            let Self { text, shown, state } = *self;
+            let text = self.text;
             let arrived = move || {
                 let mut text = text.get_value();
                 async move {
-                    let text = arrived(&mut text).await;
-                    if let Some(shown) = shown.with_value(|s| s(&text)) {
-                        state.try_set(shown);
-                    }
+                    arrived(&mut text).await;
                 }
             };
             suspend(arrived, children)

@@ -253,12 +253,9 @@ impl<T: ReadData> BudgetedRead<T> {
 }
 
 impl<T: ReadData> BudgetedRead<T> {
-    /// `children`, once what the server knew of this read is known (see
-    /// [`ReadSuspense`](crate::ReadSuspense)).
-    pub(crate) fn suspend<V>(
-        &self,
-        children: impl Fn() -> V + Send + Sync + 'static,
-    ) -> impl IntoView
+    /// `children`, once what the server knew of this read is known:
+    /// [`ReadSuspense`](crate::ReadSuspense) as a call. In a CSR app it is `children` itself.
+    pub fn suspend<V>(&self, children: impl Fn() -> V + Send + Sync + 'static) -> impl IntoView
     where
         V: IntoView + 'static,
     {
