@@ -9,12 +9,19 @@
 #   3. wakes: timer callbacks, signal writes and live-region changes during one 10 s wait;
 #   4. core cost: criterion, natively: the core deciding a three-attempt schedule;
 #   5. the fleet: 10 to 10,000 simulated browsers on one 50 requests/s limiter, every policy on
-#      the same arrivals (virtual time, seconds of work); its chart is docs/fleet.svg.
+#      the same arrivals (virtual time, seconds of work); its chart is docs/fleet.svg;
+#   6. the SSR example under load (bench-load, on loopback; the server's debug build, the same
+#      build for every page): 200 renders at once, then 2,000 over 20 s, against an API of 10
+#      answers a second, for the screens (one ledger, scope limited to 2 in flight) beside the
+#      same palettes read per render by a plain fetch and by a classic 2 s / 4 s retrier; the
+#      server's memory after 1,000 and after 10,000 renders; the time to the full HTML while
+#      the API answers 200, screens beside the plain fetch.
 # Installs what is missing first. Takes about 8 minutes on 2 cores once the tools are built
 # (mostly release builds and the 200 real waits, twice).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/install.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/sizes.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/ssr-example.sh"
 cd "$root"
 
 install_wasm_target
@@ -81,3 +88,24 @@ cargo run --locked --quiet --release -p palette-list-fleet -- --svg "$out/fleet.
 if ! cmp -s "$out/fleet.svg" docs/fleet.svg; then
   echo "  the chart drawn now differs from docs/fleet.svg: copy $out/fleet.svg there" >&2
 fi
+
+say "6. the SSR example under load (bench-load; renders on loopback, counted at the example's API)"
+build_ssr_example "$root/target/ssr-site" >/dev/null
+cargo build --locked --quiet -p bench-load
+load() {
+  "$root/target/debug/bench-load" --server "$root/target/debug/palette-list-ssr" \
+    --site "$root/target/ssr-site" "$@"
+}
+limited=(--quota 10 --window-s 1 --first-window open --api-latency-ms 20)
+echo "  the screens, one ledger (scope: 2 in flight):"
+load --phase at-once:200 --phase over:2000:20 -- "${limited[@]}" --in-flight-limit 2 | sed 's/^/    /'
+echo "  baseline, a plain fetch per render (/baseline):"
+load --path /baseline --phase at-once:200 --phase over:2000:20 -- "${limited[@]}" --baseline plain | sed 's/^/    /'
+echo "  baseline, a classic 2 s / 4 s retrier per render (/baseline):"
+load --path /baseline --phase at-once:200 --phase over:2000:20 -- "${limited[@]}" --baseline classic | sed 's/^/    /'
+echo "  memory: the screens after 1,000 renders, then after 10,000:"
+load --phase over:1000:10 --phase over:9000:60 -- "${limited[@]}" --in-flight-limit 2 | sed 's/^/    /'
+echo "  while the API answers 200 (no quota to speak of): the screens, then the plain fetch:"
+open=(--quota 1000000 --window-s 1 --first-window open --api-latency-ms 20)
+load --phase over:1000:10 -- "${open[@]}" | sed 's/^/    screens: /'
+load --path /baseline --phase over:1000:10 -- "${open[@]}" --baseline plain | sed 's/^/    plain:   /'

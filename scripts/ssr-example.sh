@@ -19,3 +19,15 @@ build_ssr_example() {
   wasm-bindgen --target web --no-typescript --out-dir "$site/pkg" --out-name "$SSR_OUTPUT_NAME" \
     "$root/target/wasm32-unknown-unknown/release/$SSR_OUTPUT_NAME.wasm"
 }
+
+# A small run of the load bench's load against the SSR example (bench-load, built): 50 renders
+# at once, then 50 over 2 s, against an API of 10 answers a second taking 20 ms each, the
+# renders' scope limited to 2 requests in flight. Fails where a rule breaks: a render not
+# answered 200 or held past 4.5 s (one attempt's 4 s cap), more than 2 requests at the API at
+# once, or a request from the server during a block it knew of.
+ssr_load_check() {
+  local site="$1"
+  "$root/target/debug/bench-load" --server "$root/target/debug/palette-list-ssr" --site "$site" \
+    --check --limit 2 --allowance-ms 4500 --phase at-once:50 --phase over:50:2 \
+    -- --quota 10 --window-s 1 --first-window open --api-latency-ms 20 --in-flight-limit 2
+}

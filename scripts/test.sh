@@ -44,7 +44,7 @@ stage_lint() {
   say "clippy (native)"
   cargo clippy --workspace --all-targets --locked -- -D warnings
   say "clippy (wasm32)"
-  cargo clippy --workspace --exclude scenario-api --exclude retry-budget-tokio --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
+  cargo clippy --workspace --exclude scenario-api --exclude retry-budget-tokio --exclude bench-load --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
   say "clippy (the SSR example: its server with ssr, its browser side with hydrate)"
   cargo clippy --locked -p palette-list-ssr --features ssr -- -D warnings
   cargo clippy --locked -p palette-list-ssr --lib --target wasm32-unknown-unknown --features hydrate -- -D warnings
@@ -236,6 +236,9 @@ stage_e2e() {
     SSR_SERVER="$root/target/debug/palette-list-ssr" SSR_SITE="$root/target/ssr-site" \
     SSR_OUTPUT_NAME="$SSR_OUTPUT_NAME" node --test tests/e2e/
   stop_scenario_api
+  say "the SSR example under a small load (100 renders, bench-load): the one ledger's rules hold"
+  cargo build --locked --quiet -p bench-load
+  ssr_load_check "$root/target/ssr-site"
 }
 
 for s in "${stages[@]}"; do

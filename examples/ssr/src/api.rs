@@ -7,8 +7,15 @@
 //! - `GET /api/log`: every request so far: its collection, its status, whether it carried the
 //!   app's key (`as_expected`, `missing` or `other`, never the key itself), who sent it (`from`:
 //!   `browser`, which names itself in `User-Agent`, or `server`, the renders' client, which
-//!   does not) and when (`at_ms`, since the API started).
+//!   does not), when it arrived and was answered (`at_ms`, `answered_ms`, since the API
+//!   started) and a `429`'s `retry_after` in seconds.
+//! - `GET /api/stats`: the most requests the API held at once (`in_flight_max`) and the
+//!   server process's resident memory (`rss_kb`).
+//!
+//! Every answer takes the API's latency (`--api-latency-ms`, default none), as a real API's
+//! would, so requests sent together are in flight together.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,11 +30,12 @@ use serde_json::{json, Value};
 use crate::app::{API_KEY, KEY_HEADER};
 
 /// The API's routes, at most `quota` answers every `window`; the first window spent unless
-/// `first_open`.
+/// `first_open`; every answer `latency` after its request.
 pub fn router<S: Clone + Send + Sync + 'static>(
     quota: u32,
     window: Duration,
     first_open: bool,
+    latency: Duration,
 ) -> Router<S> {
     let api = Arc::new(Api {
         limit: Mutex::new(Limit {
@@ -39,10 +47,14 @@ pub fn router<S: Clone + Send + Sync + 'static>(
         }),
         log: Mutex::new(Vec::new()),
         started: Instant::now(),
+        latency,
+        in_flight: AtomicU32::new(0),
+        in_flight_max: AtomicU32::new(0),
     });
     Router::new()
         .route("/api/palettes", get(palettes))
         .route("/api/log", get(log))
+        .route("/api/stats", get(stats))
         .with_state(api)
 }
 
@@ -50,6 +62,9 @@ struct Api {
     limit: Mutex<Limit>,
     log: Mutex<Vec<Value>>,
     started: Instant,
+    latency: Duration,
+    in_flight: AtomicU32,
+    in_flight_max: AtomicU32,
 }
 
 /// A fixed window: `quota` answers from `opened` to `opened + window`.
@@ -95,6 +110,8 @@ async fn palettes(
     headers: HeaderMap,
 ) -> Response {
     let arrived = api.started.elapsed();
+    let now = api.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    api.in_flight_max.fetch_max(now, Ordering::SeqCst);
     let from = if headers.contains_key(header::USER_AGENT) {
         "browser"
     } else {
@@ -126,18 +143,38 @@ async fn palettes(
             }
         },
     };
+    tokio::time::sleep(api.latency).await;
+    let retry_after = (response.headers().get(header::RETRY_AFTER))
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     api.log.lock().unwrap().push(json!({
         "collection": collection,
         "status": response.status().as_u16(),
         "key": key,
         "from": from,
         "at_ms": arrived.as_millis(),
+        "answered_ms": api.started.elapsed().as_millis(),
+        "retry_after": retry_after,
     }));
+    api.in_flight.fetch_sub(1, Ordering::SeqCst);
     response
 }
 
 async fn log(State(api): State<Arc<Api>>) -> Json<Value> {
     Json(Value::Array(api.log.lock().unwrap().clone()))
+}
+
+async fn stats(State(api): State<Arc<Api>>) -> Json<Value> {
+    Json(json!({
+        "in_flight_max": api.in_flight_max.load(Ordering::SeqCst),
+        "rss_kb": resident_kb(),
+    }))
+}
+
+/// This process's resident memory, from Linux's `/proc/self/status`; `None` elsewhere.
+fn resident_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// The example's data: three small collections.

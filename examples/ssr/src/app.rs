@@ -2,6 +2,7 @@
 //! one rate-limited API: `<PaletteList>` as it comes, and a read of the app's own making that
 //! sends a key header and follows the page's query. `/about` is somewhere else to go.
 
+use crate::baseline::Baseline;
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes, A};
 use leptos_router::hooks::use_query_map;
@@ -57,6 +58,8 @@ pub fn App() -> impl IntoView {
                     // wait) for readers without scripts too.
                     <Route path=path!("/") view=Palettes ssr=SsrMode::InOrder />
                     <Route path=path!("/about") view=About />
+                    // The load bench's baseline: the same palettes, read without this crate.
+                    <Route path=path!("/baseline") view=Baseline ssr=SsrMode::InOrder />
                 </Routes>
             </main>
         </Router>

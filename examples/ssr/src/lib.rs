@@ -4,6 +4,7 @@
 //! screens read ([`api`]).
 
 pub mod app;
+pub mod baseline;
 
 #[cfg(feature = "ssr")]
 pub mod api;

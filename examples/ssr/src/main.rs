@@ -3,7 +3,10 @@
 //! (`get_configuration(None)`: `LEPTOS_SITE_ADDR`, `LEPTOS_SITE_ROOT`, `LEPTOS_OUTPUT_NAME`, …).
 //! `--stop-after SECONDS` stops it by itself; `--quota N --window-s S` set the API's limit
 //! (default: 2 answers every 3 s); `--first-window open|spent` whether the first window has
-//! its quota (default: spent, as if other clients had used it up).
+//! its quota (default: spent, as if other clients had used it up); `--api-latency-ms MS` how
+//! long each answer takes; `--in-flight-limit N` the most requests the renders send the API at
+//! once (its scope's limit); `--baseline plain|classic` how the load bench's `/baseline` page
+//! reads. `GET /stats` says how many scopes the renders' ledger holds.
 
 #[cfg(feature = "ssr")]
 #[tokio::main]
@@ -13,9 +16,10 @@ async fn main() {
     use axum::Router;
     use leptos::prelude::*;
     use leptos_axum::{generate_route_list, LeptosRoutes};
-    use palette_list::{provide_server_reads, ReadRequest, ServerReads};
+    use palette_list::{provide_server_reads, ReadRequest, ScopePolicy, ServerReads};
     use palette_list_ssr::api;
     use palette_list_ssr::app::{shell, App};
+    use palette_list_ssr::baseline::BaselineReads;
     use retry_budget_tokio::{AllowedOrigins, Client};
 
     let args = Args::read().unwrap_or_else(|e| {
@@ -36,7 +40,20 @@ async fn main() {
     // nothing else, whatever a visitor's query names.
     let api_origin = format!("http://{addr}");
     let allowed = AllowedOrigins::new([api_origin.as_str()]).expect("an http origin");
-    let reads = ServerReads::new(Client::new(allowed), move |browser: &ReadRequest| {
+    let client = Client::new(allowed);
+    if let Some(n) = args.in_flight_limit {
+        let policy = ScopePolicy::new().with_in_flight_limit(n);
+        client
+            .scope_policy(&api_origin, policy)
+            .expect("a valid scope policy");
+    }
+    let baseline = BaselineReads {
+        http: reqwest::Client::new(),
+        api: api_origin.clone(),
+        retrier: args.baseline,
+    };
+    let ledger = client.clone();
+    let reads = ServerReads::new(client, move |browser: &ReadRequest| {
         let on_server = ReadRequest::get(format!("{api_origin}{}", browser.url()));
         browser.headers().fold(on_server, |request, (name, value)| {
             request.with_header(name, value)
@@ -48,11 +65,22 @@ async fn main() {
             args.quota,
             Duration::from_secs(args.window_s),
             args.first_open,
+            Duration::from_millis(args.api_latency_ms),
         ))
+        .route(
+            "/stats",
+            axum::routing::get(move || {
+                let scopes = ledger.known_scopes();
+                async move { axum::Json(serde_json::json!({ "known_scopes": scopes })) }
+            }),
+        )
         .leptos_routes_with_context(
             &options,
             routes,
-            move || provide_server_reads(reads.clone()),
+            move || {
+                provide_server_reads(reads.clone());
+                provide_context(baseline.clone());
+            },
             {
                 let options = options.clone();
                 move || shell(options.clone())
@@ -73,13 +101,16 @@ async fn main() {
         .expect("the server runs");
 }
 
-/// The command line: `[--stop-after SECONDS] [--quota N] [--window-s S] [--first-window open|spent]`.
+/// The command line, as the crate's doc says.
 #[cfg(feature = "ssr")]
 struct Args {
     stop_after: Option<u64>,
     quota: u32,
     window_s: u64,
     first_open: bool,
+    api_latency_ms: u64,
+    in_flight_limit: Option<u32>,
+    baseline: palette_list_ssr::baseline::Retrier,
 }
 
 #[cfg(feature = "ssr")]
@@ -90,6 +121,9 @@ impl Args {
             quota: 2,
             window_s: 3,
             first_open: false,
+            api_latency_ms: 0,
+            in_flight_limit: None,
+            baseline: palette_list_ssr::baseline::Retrier::Plain,
         };
         let mut words = std::env::args().skip(1);
         while let Some(flag) = words.next() {
@@ -116,10 +150,25 @@ impl Args {
                         _ => return Err(format!("{flag} {value:?}: give open or spent")),
                     }
                 }
+                "--api-latency-ms" => args.api_latency_ms = number(0)?,
+                "--in-flight-limit" => {
+                    args.in_flight_limit = Some(
+                        u32::try_from(number(1)?)
+                            .map_err(|_| format!("{flag} {value:?}: at most {}", u32::MAX))?,
+                    )
+                }
+                "--baseline" => {
+                    use palette_list_ssr::baseline::Retrier;
+                    args.baseline = match value.as_str() {
+                        "plain" => Retrier::Plain,
+                        "classic" => Retrier::Classic,
+                        _ => return Err(format!("{flag} {value:?}: give plain or classic")),
+                    }
+                }
                 other => {
                     return Err(format!(
                         "unknown argument {other:?} (expected --stop-after, --quota, --window-s, \
-                         --first-window)"
+                         --first-window, --api-latency-ms, --in-flight-limit, --baseline)"
                     ))
                 }
             }
