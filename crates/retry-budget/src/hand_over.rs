@@ -74,33 +74,74 @@ impl fmt::Display for HandOver {
             // Rounded up: read back, the wait is never shorter than the one handed over.
             micros(self.wait.saturating_add(Duration::from_nanos(999)))
         )?;
-        match &self.reason {
-            WaitReason::ServerDelay(d) => write!(f, "delay:{}", micros(*d))?,
-            WaitReason::ServerDate {
-                until,
-                delay,
-                evidence,
-            } => {
-                let evidence = match evidence {
-                    ClockSource::DateHeader => "date",
-                    ClockSource::LocalClock => "local",
-                };
-                write!(f, "date:{}:{evidence}:", micros(*delay))?;
-                escape(f, &until.to_string())?;
-            }
-            WaitReason::Fallback { wait, note } => {
-                write!(f, "fallback:{}:{}", micros(*wait), note_name(note))?;
-                if let HeaderNote::Invalid(invalid) = note {
-                    f.write_char(':')?;
-                    escape(f, &invalid.value)?;
-                }
-            }
-            WaitReason::ScopeBlocked { wait, asked, cause } => {
-                let cause = cause_name(*cause);
-                write!(f, "block:{}:{}:{cause}", micros(*wait), micros(*asked))?;
-            }
-        }
+        write_reason_in(f, &self.reason, Unit::Micros)?;
         write_last(f, self.last_response.as_ref())
+    }
+}
+
+/// The unit a text counts a reason's durations in: a hand-over's microseconds, a trace's
+/// nanoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unit {
+    /// Whole microseconds.
+    Micros,
+    /// Whole nanoseconds.
+    Nanos,
+}
+
+impl Unit {
+    fn count(self, d: Duration) -> u64 {
+        match self {
+            Unit::Micros => micros(d),
+            Unit::Nanos => u64::try_from(d.as_nanos()).unwrap_or(u64::MAX),
+        }
+    }
+
+    fn duration(self, n: u64) -> Duration {
+        match self {
+            Unit::Micros => Duration::from_micros(n),
+            Unit::Nanos => Duration::from_nanos(n),
+        }
+    }
+}
+
+/// Writes a wait's reason, its durations in `unit`, as [`read_reason_in`] reads it.
+pub(crate) fn write_reason_in(
+    f: &mut fmt::Formatter<'_>,
+    reason: &WaitReason,
+    unit: Unit,
+) -> fmt::Result {
+    match reason {
+        WaitReason::ServerDelay(d) => write!(f, "delay:{}", unit.count(*d)),
+        WaitReason::ServerDate {
+            until,
+            delay,
+            evidence,
+        } => {
+            let evidence = match evidence {
+                ClockSource::DateHeader => "date",
+                ClockSource::LocalClock => "local",
+            };
+            write!(f, "date:{}:{evidence}:", unit.count(*delay))?;
+            escape(f, &until.to_string())
+        }
+        WaitReason::Fallback { wait, note } => {
+            write!(f, "fallback:{}:{}", unit.count(*wait), note_name(note))?;
+            if let HeaderNote::Invalid(invalid) = note {
+                f.write_char(':')?;
+                escape(f, &invalid.value)?;
+            }
+            Ok(())
+        }
+        WaitReason::ScopeBlocked { wait, asked, cause } => {
+            let cause = cause_name(*cause);
+            write!(
+                f,
+                "block:{}:{}:{cause}",
+                unit.count(*wait),
+                unit.count(*asked)
+            )
+        }
     }
 }
 
@@ -197,15 +238,16 @@ impl HandOver {
 
 /// The wait's reason, from its field.
 fn read_reason(text: &str) -> Result<WaitReason, HandOverError> {
+    read_reason_in(text, Unit::Micros)
+}
+
+/// A wait's reason, its durations in `unit`, as [`write_reason_in`] writes it.
+pub(crate) fn read_reason_in(text: &str, unit: Unit) -> Result<WaitReason, HandOverError> {
     let bad = HandOverError::Field("reason");
     let mut parts = text.splitn(4, ':');
     let kind = parts.next().unwrap_or_default();
     let mut next = || parts.next().ok_or(bad.clone());
-    let us = |t: &str| {
-        t.parse()
-            .map(Duration::from_micros)
-            .map_err(|_| bad.clone())
-    };
+    let us = |t: &str| t.parse().map(|n| unit.duration(n)).map_err(|_| bad.clone());
     let reason = match kind {
         "delay" => WaitReason::ServerDelay(us(next()?)?),
         "date" => {
@@ -274,7 +316,7 @@ fn note_name(note: &HeaderNote) -> &'static str {
 
 /// The note named `name`. An invalid one is the value's own: `value`, the header as received,
 /// read again says what was wrong with it.
-fn read_note(name: &str, value: Option<&str>) -> Option<HeaderNote> {
+pub(crate) fn read_note(name: &str, value: Option<&str>) -> Option<HeaderNote> {
     match name {
         "missing" => Some(HeaderNote::Missing {
             maybe_hidden: false,
@@ -299,11 +341,13 @@ fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
-/// Writes `text` with every byte that could end a field or a part, or is not printable ASCII,
-/// as `%XX`.
+/// Writes `text` with every byte that could end a field or a part (`;`, `:`, `=`, and the
+/// trace's `,` and `/`), or is not printable ASCII, as `%XX`.
 pub(crate) fn escape(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
     for b in text.bytes() {
-        if b.is_ascii_graphic() && !matches!(b, b'%' | b';' | b':' | b'=') || b == b' ' {
+        if b.is_ascii_graphic() && !matches!(b, b'%' | b';' | b':' | b'=' | b',' | b'/')
+            || b == b' '
+        {
             f.write_char(char::from(b))?;
         } else {
             write!(f, "%{b:02X}")?;

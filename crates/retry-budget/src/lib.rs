@@ -34,6 +34,7 @@
 //! | | `scope` | the scope ledger: what every request to one API has been told, and its queue |
 //! | | `hand_over` | [`HandOver`]: a read handed from a server's render to the browser, as text |
 //! | | `handed_stop` | [`HandedStop`]: a read's stop handed over the same way, its report whole |
+//! | | `handed_trace` | [`HandedTrace`]: a read's trace handed over the same way, every event whole |
 //! | 5, one read | `action` | [`ReadAction`]: one read's state machine |
 //! | 6, one client | `client` | [`Client`]: a client's reads and their ledger (a browser page's, a server process's), and the rules of their meeting |
 //!
@@ -49,6 +50,7 @@ mod client;
 mod clock;
 mod hand_over;
 mod handed_stop;
+mod handed_trace;
 mod http_date;
 mod policy;
 mod random;
@@ -86,6 +88,7 @@ pub use client::{Client, ClientEvent, ReadId};
 pub use clock::{parse_date_header, receipt_clock, ClockSource};
 pub use hand_over::{HandOver, HandOverError};
 pub use handed_stop::HandedStop;
+pub use handed_trace::{handed_trace, parse_trace, HandedTrace};
 pub use http_date::{HttpDate, MIN_SECS as FIRST_HTTP_DATE};
 pub use policy::{
     is_success, FittingAttempts, PolicyError, Priority, RetryPolicy, StatusSet,

@@ -72,6 +72,18 @@ impl fmt::Display for IgnoredField {
 }
 
 impl RateLimitFields {
+    /// The fields' names, in the order [`quota`](Self::quota) reads them: `RateLimit`, the
+    /// separate pair, the legacy pair. An [`IgnoredField`] names one of them.
+    pub(crate) const FIELD_NAMES: [&'static str; 5] = [
+        "RateLimit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+        "X-RateLimit-Remaining",
+        "X-RateLimit-Reset",
+    ];
+}
+
+impl RateLimitFields {
     /// The header names read, in lower case: the runtime asks for each.
     pub const NAMES: [&'static str; 5] = [
         "ratelimit",
@@ -121,7 +133,7 @@ impl RateLimitFields {
             match structured(v) {
                 Ok(q) => found = Some(q),
                 Err(reason) => ignored.push(IgnoredField {
-                    field: "RateLimit",
+                    field: Self::FIELD_NAMES[0],
                     reason,
                 }),
             }
@@ -129,13 +141,13 @@ impl RateLimitFields {
         let pairs = [
             (
                 QuotaForm::Separate,
-                ("RateLimit-Remaining", &self.remaining),
-                ("RateLimit-Reset", &self.reset),
+                (Self::FIELD_NAMES[1], &self.remaining),
+                (Self::FIELD_NAMES[2], &self.reset),
             ),
             (
                 QuotaForm::Legacy,
-                ("X-RateLimit-Remaining", &self.x_remaining),
-                ("X-RateLimit-Reset", &self.x_reset),
+                (Self::FIELD_NAMES[3], &self.x_remaining),
+                (Self::FIELD_NAMES[4], &self.x_reset),
             ),
         ];
         for (form, (rem_name, remaining), (reset_name, reset)) in pairs {

@@ -2169,3 +2169,65 @@ fn a_stop_that_cannot_be_read_is_refused_by_name() {
         assert_eq!(StopReport::parse(&text), Err(error), "{text}");
     }
 }
+
+/// A server's render hands the browser its part of a read's trace: every kind of event reads
+/// back as it was written, an invalid `Retry-After`, a date, clock evidence, a quota and an
+/// ignored RateLimit field among them, to the nanosecond.
+#[test]
+fn every_event_of_a_trace_reads_back_as_it_was_handed_over() {
+    let mut traces = Vec::new();
+    // An invalid hint with the server's Date, an ignored field, a wait, a wake, a 503.
+    let mut a = start_with(RetryPolicy::new().with_trust_local_clock(true));
+    let answer = Response::new(429)
+        .retry_after("1.5; x=%,/")
+        .date("Mon, 01 Jan 2024 12:00:00 GMT")
+        .rate_limit("RateLimit-Reset", "3");
+    a.handle_response(T0 + s(1), &answer, Some(noon()));
+    waits_until(&mut a, 3);
+    a.handle_timeout(T0 + s(3) + Duration::from_nanos(7));
+    a.poll_action();
+    a.handle_response(T0 + s(4), &Response::new(503), Some(noon()));
+    stopped(&mut a);
+    traces.push(a.trace().to_vec());
+    // A date hint, a quota, a cap reached, a late answer dropped.
+    let mut a = start_with(RetryPolicy::new().with_trust_local_clock(true));
+    let hint = Response::new(429)
+        .retry_after("Mon, 01 Jan 2024 12:00:06 GMT")
+        .rate_limit("RateLimit", "\"w\";r=0;t=9");
+    a.handle_response(T0 + s(2), &hint, Some(noon() + s(2)));
+    waits_until(&mut a, 6);
+    a.handle_timeout(T0 + s(6));
+    a.poll_action();
+    a.handle_timeout(T0 + s(10));
+    a.handle_response(T0 + s(11), &Response::new(200), None);
+    a.handle_transport_failure(T0 + s(11), TransportFailure::Network);
+    while a.poll_action().is_some() {}
+    traces.push(a.trace().to_vec());
+    // A read handed over, resumed, and left.
+    let hand_over = HandOver {
+        attempts: 1,
+        wait: Duration::from_millis(2_500),
+        reason: WaitReason::ScopeBlocked {
+            wait: Duration::from_nanos(2_499_999_999),
+            asked: s(3),
+            cause: BlockCause::TooManyRequests,
+        },
+        last_response: None,
+    };
+    let mut a = ReadAction::resume(T0, Duration::ZERO, RetryPolicy::new(), &hand_over).unwrap();
+    a.handle_leave(T0 + s(1));
+    traces.push(a.trace().to_vec());
+    for trace in traces {
+        let text = handed_trace(&trace).to_string();
+        assert!(!text.contains('\n'), "one line: {text}");
+        assert_eq!(parse_trace(&text), Ok(trace), "{text}");
+    }
+    assert_eq!(
+        parse_trace("retry-budget trace 2;0:moved"),
+        Err(HandOverError::OtherVersion("2".into()))
+    );
+    assert_eq!(
+        parse_trace("retry-budget trace 1;0:nap"),
+        Err(HandOverError::Field("trace"))
+    );
+}
