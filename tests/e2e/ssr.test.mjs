@@ -159,6 +159,9 @@ test('the API answers 200: the palettes are in the HTML, and the hydrated page s
   for (const screen of ['#coast', '#keyed']) {
     await page.locator(`${screen} [data-testid=palettes]`).waitFor({ timeout: 2000 });
   }
+  // The trace is the server's: its one attempt, answered 200.
+  await page.locator('#keyed details.trace summary').click();
+  assert.match(await page.locator('#keyed [data-testid=trace]').textContent(), /attempt 1 started.*200/s);
   await sleep(1000);
   const log = await apiLog(url);
   assert.equal(log.length, before + 2, 'the render read each screen once');
@@ -180,10 +183,15 @@ test('a 429 during the render: the HTML shows the wait, and the browser goes on 
     await page.locator(`${screen} [data-testid=palettes]`).waitFor({ timeout: 8000 });
   }
   await assertAccessible(page, 'both loaded');
-  // The browser's part of the action: the hand-over after the server's attempt, then attempt 2.
+  // One timeline for one action: the server's part (its attempt and the 429, where it made
+  // one), the hand-over, then the browser's attempt.
   await page.locator('#keyed details.trace summary').click();
   const trace = await page.locator('#keyed [data-testid=trace]').textContent();
-  assert.match(trace, /handed over after [01] attempts.*attempt [12] started.*200/s, trace);
+  assert.match(trace, /^0 s action started.*handed over after [01] attempts.*attempt [12] started.*200/s, trace);
+  if (trace.includes('handed over after 1 attempts')) {
+    assert.match(trace, /attempt 1 started.*429.*handed over after 1 attempts.*attempt 2 started.*200/s, trace);
+  }
+  assert.equal(trace.match(/action started/g)?.length, 1, trace);
   await assertAccessible(page, 'the trace open');
   await page.screenshot({ path: `${SHOTS}/ssr-loaded.png`, fullPage: true });
 

@@ -16,8 +16,9 @@ use super::fetch::{fetch, Answer};
 use super::from_server::{FromServer, Part, Pending};
 use super::origin::origin;
 use super::screens::{next_screen, Screens};
+use super::state::{ReadData, ReadState, View};
 use super::time::{now, timer_ms, wall_clock};
-use super::{ReadData, ReadRequest, ReadState, View};
+use retry_budget::request::ReadRequest;
 use retry_budget::{
     next_change, BodyProblem, Outcome, Phase, ReadId, RetryPolicy, Step, TraceEvent,
     TransportFailure,
@@ -27,17 +28,18 @@ use retry_budget::{
 type Parser<T> = Rc<dyn Fn(&[u8]) -> Result<T, BodyProblem>>;
 
 /// The handle a [`BudgetedRead`](super::BudgetedRead) keeps: its screen.
-pub(super) struct Driver<T: 'static> {
+pub(super) struct Driver<T: ReadData> {
     screen: StoredValue<Rc<Screen<T>>, LocalStorage>,
+    from_server: FromServer<T>,
 }
 
-impl<T: 'static> Clone for Driver<T> {
+impl<T: ReadData> Clone for Driver<T> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T: 'static> Copy for Driver<T> {}
+impl<T: ReadData> Copy for Driver<T> {}
 
 impl<T> Driver<T>
 where
@@ -59,7 +61,7 @@ where
         parse: R,
         view: View<T>,
         part: Option<Part<T>>,
-        _from_server: FromServer<T>,
+        from_server: FromServer<T>,
     ) -> Self
     where
         R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static,
@@ -80,6 +82,7 @@ where
         });
         let driver = Driver {
             screen: StoredValue::new_local(screen.clone()),
+            from_server,
         };
         // An effect may hold what is not `Send`; it runs on this thread, after mount.
         Effect::new(move || {
@@ -120,17 +123,29 @@ where
     }
 }
 
-impl<T: 'static> Driver<T> {
+impl<T: ReadData> Driver<T> {
     /// The read the screen shows now, while the screen's owner lives.
     fn current(&self) -> Option<Rc<Shared<T>>> {
         self.screen.try_with_value(|s| s.current())
     }
 
-    /// The current action's trace, copied from the page.
+    /// The current action's trace, copied from the page: where the action is the one the
+    /// server's render began, what the server did first, then the page's part from the
+    /// hand-over on (one timeline for one action).
     pub(super) fn trace(&self) -> Vec<TraceEvent> {
-        let run = self.current().and_then(|s| s.run.borrow().clone());
-        run.and_then(|run| client::with_read(run.read, |a| a.trace().to_vec()))
-            .unwrap_or_default()
+        let Some(shared) = self.current() else {
+            return Vec::new();
+        };
+        let run = shared.run.borrow().clone();
+        let own = run.and_then(|run| client::with_read(run.read, |a| a.trace().to_vec()));
+        if !shared.owes_server.get() {
+            return own.unwrap_or_default();
+        }
+        let mut trace = self.from_server.trace();
+        // The page's own start of the action is the server's, already there.
+        let skip = usize::from(!trace.is_empty());
+        trace.extend(own.into_iter().flatten().skip(skip));
+        trace
     }
 }
 
@@ -202,6 +217,7 @@ fn read_of<T: 'static>(
         owned: Cell::new(0),
         run: RefCell::new(None),
         screens: Screens::new(),
+        owes_server: Cell::new(part.is_some()),
         from_server: Pending::new(part),
     });
     if let Some(key) = key {
@@ -226,6 +242,8 @@ struct Shared<T: 'static> {
     screens: Screens<T>,
     /// What the server's render knew, until the first action takes it up.
     from_server: Pending<T>,
+    /// The current action is the one the server's render began (its trace comes first).
+    owes_server: Cell<bool>,
 }
 
 impl<T: 'static> Joinable for Shared<T> {
@@ -277,6 +295,7 @@ where
         take_up(shared, part, generation);
         return;
     }
+    shared.owes_server.set(false);
     if let Err(e) = shared.request.validate() {
         shared.screens.show(ReadState::Refused(e.into()));
         return;

@@ -1,5 +1,5 @@
 //! What a server's render knew of a read, carried in the HTML to the browser as a Leptos
-//! resource's value: the data, the stop, or the wait handed over. The server reads while it
+//! resource's value would be: the data, the stop, or the wait handed over. The server reads while it
 //! renders (`ssr`, see [`ServerReads`](super::ServerReads)); the hydrating browser takes what
 //! the server knew without a request (`hydrate`).
 //!
@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use retry_budget::{HandOver, HandOverError, Outcome, StopReport};
 
-use super::{Misconfigured, ReadState};
+use super::state::{Misconfigured, ReadState};
 
 /// What the server's render knew of a read when it sent the page, as read back from its text.
 #[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
@@ -52,7 +52,10 @@ impl<T> ServerPart<T> {
     /// Reads a part's text ([`text`](Self::text)), the data with `parse`, the read's own parser.
     /// What cannot be read is [`Unreadable`](Self::Unreadable), by name, never guessed.
     pub(crate) fn read(text: &str, parse: impl FnOnce(&[u8]) -> Option<T>) -> Self {
-        let (head, data) = text.split_once('\n').unwrap_or((text, ""));
+        let mut lines = text.splitn(3, '\n');
+        let head = lines.next().unwrap_or_default();
+        let _trace = lines.next();
+        let data = lines.next().unwrap_or_default();
         match head {
             NOT_READ => ServerPart::NotRead,
             REFUSED => ServerPart::RefusedOnServer,
@@ -116,25 +119,35 @@ impl<T: Clone> ServerPart<T> {
 }
 
 /// The text of what a server's read came to, as [`ServerPart::read`] reads it back: the
-/// stop's or the hand-over's text, and for data, the data as JSON on the next line. Data that
+/// stop's or the hand-over's text; on the next line the read's trace on the server; and for
+/// data, the data as JSON on the line after. Data that
 /// cannot be written is not handed over: the browser reads for itself.
 #[cfg(feature = "ssr")]
 pub(crate) fn text<T: serde::Serialize>(
     served: Result<retry_budget_tokio::Served<T>, retry_budget_tokio::ReadError>,
 ) -> String {
+    use retry_budget::handed_trace;
     use retry_budget_tokio::{ReadError, Served};
     match served {
         Ok(Served::Loaded(loaded)) => match serde_json::to_string(&loaded.data) {
-            Ok(data) => format!("{}\n{data}", loaded.report.handed()),
+            Ok(data) => format!(
+                "{}\n{}\n{data}",
+                loaded.report.handed(),
+                handed_trace(&loaded.trace)
+            ),
             Err(e) => {
                 leptos::logging::warn!("a budgeted read's data cannot be handed over: {e}");
                 NOT_READ.to_owned()
             }
         },
-        Ok(Served::HandedOver { hand_over, .. }) => hand_over.to_string(),
+        Ok(Served::HandedOver { hand_over, trace }) => {
+            format!("{hand_over}\n{}", handed_trace(&trace))
+        }
         // Let go unsent, queued past the render's hold: the browser reads for itself.
         Ok(Served::LetGo) => NOT_READ.to_owned(),
-        Err(ReadError::Stopped { report, .. }) => report.handed().to_string(),
+        Err(ReadError::Stopped { report, trace }) => {
+            format!("{}\n{}", report.handed(), handed_trace(&trace))
+        }
         Err(refused) => {
             leptos::logging::warn!("a budgeted read was not sent from the server: {refused}");
             REFUSED.to_owned()
@@ -146,6 +159,16 @@ pub(crate) fn text<T: serde::Serialize>(
 #[cfg(feature = "ssr")]
 pub(crate) fn not_read() -> String {
     NOT_READ.to_owned()
+}
+
+/// The server's trace in a part's text (its second line), read back; empty where the text
+/// holds none, or one that cannot be read (the timeline then starts in the browser).
+#[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
+pub(crate) fn server_trace(text: &str) -> Vec<retry_budget::TraceEvent> {
+    text.split('\n')
+        .nth(1)
+        .and_then(|t| retry_budget::parse_trace(t).ok())
+        .unwrap_or_default()
 }
 
 /// What the drivers are given of the server's part: the part itself, where a mode crosses from
@@ -243,14 +266,19 @@ mod on_server {
 
     use super::suspended::suspend;
     use super::{ServerPart, NOT_READ};
-    use crate::runtime::{ReadData, ReadState, StateStorage};
+    use crate::runtime::state::{ReadData, ReadState, StateSignal, StateStorage};
 
     /// A read's server part on the server.
     pub(crate) struct FromServer<T: ReadData> {
         /// The part's text, once the read has come to something.
         text: StoredValue<watch::Receiver<Option<String>>>,
+        /// How the server shows a part's text: as the browser will read it back.
+        shown: StoredValue<Shown<T>>,
         _state: std::marker::PhantomData<RwSignal<ReadState<T>, StateStorage>>,
     }
+
+    /// How the server shows a part's text.
+    type Shown<T> = std::sync::Arc<dyn Fn(&str) -> Option<ReadState<T>> + Send + Sync>;
 
     impl<T: ReadData> Clone for FromServer<T> {
         fn clone(&self) -> Self {
@@ -261,10 +289,8 @@ mod on_server {
     impl<T: ReadData> Copy for FromServer<T> {}
 
     impl<T: ReadData> FromServer<T> {
-        /// Starts `read`, whose text goes into the HTML for the browser; `state` shows it as
-        /// `parse` reads it back, before the suspended views are told it is there. (Shown from
-        /// the read's task, not from a suspended view: a view's own write would wake its
-        /// `<Suspense>` again, which on a server may outlive the render.)
+        /// Starts `read`, whose text goes into the HTML for the browser and which the views
+        /// show as `parse` reads it back ([`state`](Self::state)).
         pub(crate) fn new(
             read: impl Future<Output = String> + Send + 'static,
             parse: impl Fn(&[u8]) -> Option<T> + Send + Sync + 'static,
@@ -273,12 +299,7 @@ mod on_server {
         ) -> Self {
             let (done, text) = watch::channel(None);
             leptos::task::spawn(async move {
-                let text = read.await;
-                let part = ServerPart::read(&text, &parse);
-                if let Some(shown) = part.state(of, std::time::Duration::ZERO) {
-                    state.try_set(shown);
-                }
-                let _ = done.send(Some(text));
+                let _ = done.send(Some(read.await));
             });
             if let Some(context) = Owner::current_shared_context() {
                 // The id is taken whether or not the page hydrates, as the browser takes it.
@@ -288,8 +309,13 @@ mod on_server {
                     context.write_async(id, Box::pin(async move { arrived(&mut text).await }));
                 }
             }
+            let shown: Shown<T> = std::sync::Arc::new(move |text: &str| {
+                ServerPart::read(text, &parse).state(of, std::time::Duration::ZERO)
+            });
+            let _ = state;
             Self {
                 text: StoredValue::new(text),
+                shown: StoredValue::new(shown),
                 _state: std::marker::PhantomData,
             }
         }
@@ -297,6 +323,30 @@ mod on_server {
         /// Nothing is here yet as the read is set up: its read has only started.
         pub(crate) fn now(&self, _parse: &impl Fn(&[u8]) -> Option<T>) -> Option<ServerPart<T>> {
             None
+        }
+
+        /// What a read's views show on the server: its first state until the read in the
+        /// render has come to something, then what that came to, as the browser will read it
+        /// back. Derived, never written: a server renders its views from several tasks at
+        /// once, and a signal written while another task reads it cannot be read.
+        pub(crate) fn state(&self, first: RwSignal<ReadState<T>, StateStorage>) -> StateSignal<T> {
+            let Self { text, shown, .. } = *self;
+            let first = first.get_untracked();
+            let came_to = std::sync::Arc::new(std::sync::OnceLock::new());
+            Signal::derive(move || {
+                let arrived = text.try_with_value(|t| t.borrow().clone()).flatten();
+                let shown = arrived.and_then(|arrived| {
+                    let state = came_to.get_or_init(|| shown.try_with_value(|s| s(&arrived)));
+                    state.clone().flatten()
+                });
+                shown.unwrap_or_else(|| first.clone())
+            })
+        }
+
+        /// What the read did in this render, once it has come to something.
+        pub(crate) fn trace(&self) -> Vec<retry_budget::TraceEvent> {
+            let text = self.text.with_value(|text| text.borrow().clone());
+            text.as_deref().map(super::server_trace).unwrap_or_default()
         }
 
         /// `children`, once the read in the render has come to something, which the state
@@ -332,7 +382,7 @@ mod hydrating {
 
     use super::suspended::suspend;
     use super::ServerPart;
-    use crate::runtime::{ReadData, ReadState, StateStorage};
+    use crate::runtime::state::{ReadData, ReadState, StateSignal, StateStorage};
 
     /// A read's server part in the browser: the text the server's HTML holds for it.
     pub(crate) struct FromServer<T: ReadData> {
@@ -379,6 +429,20 @@ mod hydrating {
                 .with_value(|text| text.as_deref().map(|text| ServerPart::read(text, parse)))
         }
 
+        /// What a read's views show: the read's own state, which the hook has already set to
+        /// what the server's HTML shows.
+        pub(crate) fn state(&self, own: RwSignal<ReadState<T>, StateStorage>) -> StateSignal<T> {
+            own.read_only()
+        }
+
+        /// What the read did on the server, read back from the HTML when asked (a screen that
+        /// shows no trace never reads it).
+        pub(crate) fn trace(&self) -> Vec<retry_budget::TraceEvent> {
+            (self.text)
+                .with_value(|text| text.as_deref().map(super::server_trace))
+                .unwrap_or_default()
+        }
+
         /// `children`, at once: the server's part is in the HTML.
         pub(crate) fn suspend<V: IntoView + 'static>(
             &self,
@@ -422,6 +486,22 @@ mod without {
         pub(crate) fn suspend<V: IntoView>(&self, children: impl Fn() -> V) -> V {
             children()
         }
+
+        pub(crate) fn trace(&self) -> Vec<retry_budget::TraceEvent> {
+            Vec::new()
+        }
+
+        /// What a read's views show: the read's own state (natively, as a `Signal`).
+        #[allow(clippy::useless_conversion)] // in the browser it is the signal itself
+        pub(crate) fn state(
+            &self,
+            own: RwSignal<crate::runtime::ReadState<T>, crate::runtime::StateStorage>,
+        ) -> crate::runtime::state::StateSignal<T>
+        where
+            T: crate::runtime::ReadData,
+        {
+            own.read_only().into()
+        }
     }
 }
 
@@ -434,7 +514,7 @@ mod tests {
     };
 
     use super::ServerPart;
-    use crate::runtime::{Misconfigured, ReadState};
+    use crate::runtime::state::{Misconfigured, ReadState};
 
     fn read(text: &str) -> ServerPart<u8> {
         ServerPart::read(text, |b: &[u8]| std::str::from_utf8(b).ok()?.parse().ok())

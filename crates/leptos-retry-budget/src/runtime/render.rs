@@ -11,7 +11,7 @@ use retry_budget_tokio::Client;
 use tokio::sync::oneshot;
 
 use super::from_server::{not_read, text};
-use super::{Parse, ReadData};
+use super::state::{Parse, ReadData};
 
 /// How a server's renders read: through `client`, one per process, and with the request
 /// `for_server` makes from the one a component was given for the browser (the API's address

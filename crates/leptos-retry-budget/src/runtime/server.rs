@@ -8,7 +8,8 @@ use std::time::Duration;
 use leptos::prelude::Signal;
 
 use super::from_server::{FromServer, Part};
-use super::{ReadRequest, View};
+use super::state::{ReadData, View};
+use retry_budget::request::ReadRequest;
 use retry_budget::{RetryPolicy, ScopePolicy, ScopePolicyError, ScopeState, TraceEvent};
 
 /// The runtime's monotonic clock; off the browser there is none to read, and it stays at
@@ -30,27 +31,27 @@ pub fn provide_scope_policy(_scope: &str, policy: ScopePolicy) -> Result<(), Sco
     policy.validate()
 }
 
-/// Off the browser a read is never driven.
-pub(super) struct Driver<T: super::ReadData>(PhantomData<fn() -> T>);
+/// Off the browser a read is never driven; its trace is what the server's read did.
+pub(super) struct Driver<T: ReadData>(FromServer<T>, PhantomData<fn() -> T>);
 
-impl<T: super::ReadData> Clone for Driver<T> {
+impl<T: ReadData> Clone for Driver<T> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T: super::ReadData> Copy for Driver<T> {}
+impl<T: ReadData> Copy for Driver<T> {}
 
-impl<T: super::ReadData> Driver<T> {
+impl<T: ReadData> Driver<T> {
     pub(super) fn attach<R>(
         _request: Signal<ReadRequest>,
         _policy: RetryPolicy,
         _parse: R,
         _view: View<T>,
         _part: Option<Part<T>>,
-        _from_server: FromServer<T>,
+        from_server: FromServer<T>,
     ) -> Self {
-        Driver(PhantomData)
+        Driver(from_server, PhantomData)
     }
 
     pub(super) fn try_again(&self) {}
@@ -58,6 +59,6 @@ impl<T: super::ReadData> Driver<T> {
     pub(super) fn cancel(&self) {}
 
     pub(super) fn trace(&self) -> Vec<TraceEvent> {
-        Vec::new()
+        self.0.trace()
     }
 }

@@ -1,0 +1,163 @@
+//! What a read is and shows, which every part of the runtime names: its state
+//! ([`ReadState`]), why it could not start ([`Misconfigured`]), what its data and its parser
+//! must be in each rendering mode ([`ReadData`], [`Parse`]), and the signals a driver writes
+//! to (`View`). A leaf: it imports nothing of the runtime.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+use retry_budget::request::RequestError;
+use retry_budget::{BodyProblem, HandOverError, PolicyError, StopReport, WaitReason};
+
+/// What a budgeted read shows at any moment.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReadState<T> {
+    /// Attempt `attempt` of `of` is in flight (also the initial state, and all the server renders).
+    Loading {
+        /// Which attempt.
+        attempt: u32,
+        /// Attempts allowed.
+        of: u32,
+    },
+    /// Waiting before attempt `next`.
+    Waiting {
+        /// The attempt that comes next.
+        next: u32,
+        /// Attempts allowed.
+        of: u32,
+        /// When it starts, on the runtime's monotonic clock (`now()` in the browser).
+        until: Duration,
+        /// Why this long.
+        reason: WaitReason,
+    },
+    /// Attempt `next` is queued for a place among its scope's requests in flight (the policy's
+    /// [`in_flight_limit`](retry_budget::ScopePolicy::in_flight_limit)).
+    Queued {
+        /// The attempt that comes next.
+        next: u32,
+        /// Attempts allowed.
+        of: u32,
+        /// The most requests to the scope in flight at once.
+        limit: u32,
+    },
+    /// The data arrived.
+    Loaded {
+        /// The data.
+        data: T,
+        /// How the action ended (succeeded), for its attempts and elapsed time.
+        report: StopReport,
+    },
+    /// The action stopped without data; the report says why.
+    Stopped(StopReport),
+    /// The policy or the request is not valid, so no action could start and nothing was sent.
+    Refused(Misconfigured),
+}
+
+/// Why a read could not start. It names what was wrong, never a header's value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Misconfigured {
+    /// The policy is not valid ([`RetryPolicy::validate`](retry_budget::RetryPolicy::validate)).
+    #[error("This read is misconfigured: {0}")]
+    Policy(#[from] PolicyError),
+    /// The request cannot be sent as described ([`ReadRequest::validate`](retry_budget::request::ReadRequest::validate)).
+    #[error("This read is misconfigured: {0}")]
+    Request(#[from] RequestError),
+    /// The server refused to send the read it was to make while rendering (a URL it may not
+    /// read, say); its log says why, as its request is its own.
+    #[error("This read is misconfigured: the server refused to send it (its log says why).")]
+    OnServer,
+    /// The server handed the read over, and this page cannot read the hand-over (a page of
+    /// another version, say). Nothing is sent: the server may just have been told to wait.
+    #[error("This read is misconfigured: the server's hand-over cannot be read: {0}.")]
+    HandOver(#[from] HandOverError),
+}
+
+/// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
+/// the server also `Send + Sync`, since a server may render on any of its threads, and where
+/// the server reads while it renders (`ssr`) also `Serialize`, as the server writes it into
+/// the HTML (the browser reads it back with the read's own parser). In the browser nothing
+/// more: data that holds an `Rc` is fine.
+#[cfg(target_arch = "wasm32")]
+pub trait ReadData: Clone + 'static {}
+#[cfg(target_arch = "wasm32")]
+impl<T: Clone + 'static> ReadData for T {}
+
+/// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
+/// the server also `Send + Sync`, since a server may render on any of its threads, and where
+/// the server reads while it renders (`ssr`) also `Serialize`, as the server writes it into
+/// the HTML (the browser reads it back with the read's own parser). In the browser nothing
+/// more: data that holds an `Rc` is fine.
+#[cfg(all(not(target_arch = "wasm32"), not(feature = "ssr")))]
+pub trait ReadData: Clone + Send + Sync + 'static {}
+#[cfg(all(not(target_arch = "wasm32"), not(feature = "ssr")))]
+impl<T: Clone + Send + Sync + 'static> ReadData for T {}
+
+/// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
+/// the server also `Send + Sync`, since a server may render on any of its threads, and where
+/// the server reads while it renders (`ssr`) also `Serialize`, as the server writes it into
+/// the HTML (the browser reads it back with the read's own parser). In the browser nothing
+/// more: data that holds an `Rc` is fine.
+#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
+pub trait ReadData: Clone + Send + Sync + serde::Serialize + 'static {}
+#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
+impl<T: Clone + Send + Sync + serde::Serialize + 'static> ReadData for T {}
+
+/// How a 2xx body becomes a read's data: any closure; on a server that reads while it
+/// renders (`ssr`), one that is `Send + Sync`, as the read runs on the server's threads.
+#[cfg(not(feature = "ssr"))]
+pub trait Parse<T>: Fn(&[u8]) -> Result<T, BodyProblem> + 'static {}
+#[cfg(not(feature = "ssr"))]
+impl<T, R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static> Parse<T> for R {}
+
+/// How a 2xx body becomes a read's data: any closure; on a server that reads while it
+/// renders (`ssr`), one that is `Send + Sync`, as the read runs on the server's threads.
+#[cfg(feature = "ssr")]
+pub trait Parse<T>: Fn(&[u8]) -> Result<T, BodyProblem> + Send + Sync + 'static {}
+#[cfg(feature = "ssr")]
+impl<T, R: Fn(&[u8]) -> Result<T, BodyProblem> + Send + Sync + 'static> Parse<T> for R {}
+
+/// What a read's state is read through: the browser's own signal, which the runtime writes;
+/// on a server, a signal derived from what the read in the render came to, never written (a
+/// server renders one page's views from several tasks at once).
+#[cfg(target_arch = "wasm32")]
+pub type StateSignal<T> = ReadSignal<ReadState<T>, LocalStorage>;
+/// What a read's state is read through: the browser's own signal, which the runtime writes;
+/// on a server, a signal derived from what the read in the render came to, never written (a
+/// server renders one page's views from several tasks at once).
+#[cfg(not(target_arch = "wasm32"))]
+pub type StateSignal<T> = Signal<ReadState<T>>;
+
+/// Where a read's state signal keeps its value: on the page's one thread in the browser, so the
+/// data need not be `Send`; shared between threads on the server.
+#[cfg(target_arch = "wasm32")]
+pub type StateStorage = LocalStorage;
+/// Where a read's state signal keeps its value: on the page's one thread in the browser, so the
+/// data need not be `Send`; shared between threads on the server.
+#[cfg(not(target_arch = "wasm32"))]
+pub type StateStorage = SyncStorage;
+
+impl<T> ReadState<T> {
+    /// Whether an action is still running (loading, waiting or queued), so it can be cancelled.
+    pub fn is_running(&self) -> bool {
+        matches!(
+            self,
+            ReadState::Loading { .. } | ReadState::Waiting { .. } | ReadState::Queued { .. }
+        )
+    }
+}
+
+/// What the runtime writes to; every write is `try_`, as the owner may be gone.
+pub(crate) struct View<T: 'static> {
+    pub(crate) state: RwSignal<ReadState<T>, StateStorage>,
+    pub(crate) traced: RwSignal<u64>,
+    pub(crate) clock: RwSignal<Duration>,
+}
+
+impl<T: 'static> Clone for View<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: 'static> Copy for View<T> {}
