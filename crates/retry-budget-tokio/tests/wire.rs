@@ -217,12 +217,7 @@ async fn one_ledger_a_429_to_one_read_holds_back_the_others() {
 async fn the_scopes_in_flight_limit_holds_across_reads_and_past_its_cap_a_read_stops_at_once() {
     let origin = serve().await;
     let http = reqwest::Client::new();
-    // Every answer held 300 ms: reads that went at once would overlap at the API.
-    let made = json(http.post(format!(
-        "{origin}/limits?quota=100&window_s=60&answer_ms=300"
-    )))
-    .await;
-    let base = format!("{origin}{}", made["base"].as_str().unwrap());
+    let base = slow_limiter(&origin).await;
     let client = client(&origin);
     let one_at_a_time = ScopePolicy::new()
         .with_in_flight_limit(1)
@@ -259,6 +254,16 @@ async fn the_scopes_in_flight_limit_holds_across_reads_and_past_its_cap_a_read_s
     assert_eq!(client.known_scopes(), 1, "the scope keeps its policy");
 }
 
+/// A limiter of the scenario API that holds every answer 300 ms (reads that went at once would
+/// overlap at it), with room for 100; its base URL.
+async fn slow_limiter(origin: &str) -> String {
+    let made = json(reqwest::Client::new().post(format!(
+        "{origin}/limits?quota=100&window_s=60&answer_ms=300"
+    )))
+    .await;
+    format!("{origin}{}", made["base"].as_str().unwrap())
+}
+
 /// Polls the futures together, in this task, and gives their outputs in order.
 async fn futures_join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
     let mut futures: Vec<_> = futures.into_iter().map(Box::pin).collect();
@@ -285,11 +290,7 @@ async fn futures_join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Out
 async fn a_render_whose_first_attempt_would_queue_past_its_hold_is_let_go_unsent() {
     let origin = serve().await;
     let http = reqwest::Client::new();
-    let made = json(http.post(format!(
-        "{origin}/limits?quota=100&window_s=60&answer_ms=300"
-    )))
-    .await;
-    let base = format!("{origin}{}", made["base"].as_str().unwrap());
+    let base = slow_limiter(&origin).await;
     let client = client(&origin);
     let one_at_a_time = ScopePolicy::new().with_in_flight_limit(1);
     client.scope_policy(&origin, one_at_a_time).unwrap();
