@@ -559,16 +559,29 @@ mod tests {
     #[test]
     fn data_and_stops_read_back_with_the_reads_own_parser() {
         let loaded = report(Outcome::Succeeded);
+        // The stop, the server's trace (here none), the data.
         assert_eq!(
-            read(&format!("{}\n42", loaded.handed())),
+            read(&format!("{}\n\n42", loaded.handed())),
             ServerPart::Loaded {
                 data: 42,
                 report: loaded.clone()
             }
         );
+        // The server's trace rides on the second line, and leaves the data as it is.
+        let trace = vec![retry_budget::TraceEvent {
+            at: Duration::from_millis(30),
+            event: retry_budget::Event::AttemptStarted { attempt: 1 },
+        }];
+        let text = format!(
+            "{}\n{}\n42",
+            loaded.handed(),
+            retry_budget::handed_trace(&trace)
+        );
+        assert_eq!(super::server_trace(&text), trace);
+        assert!(matches!(read(&text), ServerPart::Loaded { data: 42, .. }));
         // Data the read's parser cannot read is not shown as something else.
         assert_eq!(
-            read(&format!("{}\nforty-two", loaded.handed())),
+            read(&format!("{}\n\nforty-two", loaded.handed())),
             ServerPart::Unreadable(HandOverError::Field("data"))
         );
         let stopped = report(Outcome::BudgetExhausted(Overrun::ServerDelay(
