@@ -93,7 +93,7 @@ impl Unit {
     fn count(self, d: Duration) -> u64 {
         match self {
             Unit::Micros => micros(d),
-            Unit::Nanos => u64::try_from(d.as_nanos()).unwrap_or(u64::MAX),
+            Unit::Nanos => ns(d),
         }
     }
 
@@ -118,10 +118,7 @@ pub(crate) fn write_reason_in(
             delay,
             evidence,
         } => {
-            let evidence = match evidence {
-                ClockSource::DateHeader => "date",
-                ClockSource::LocalClock => "local",
-            };
+            let evidence = evidence_name(*evidence);
             write!(f, "date:{}:{evidence}:", unit.count(*delay))?;
             escape(f, &until.to_string())
         }
@@ -189,6 +186,25 @@ pub(crate) fn read_last(
     }))
 }
 
+/// The `;`-separated parts of `text` after `header` and this library's version; another
+/// version's, or text without the header, refused by name.
+pub(crate) fn parts<'t>(
+    text: &'t str,
+    header: &str,
+) -> Result<std::str::Split<'t, char>, HandOverError> {
+    let rest = text
+        .strip_prefix(header)
+        .ok_or(HandOverError::NotAHandOver)?;
+    let mut parts = rest.split(';');
+    let version = parts.next().unwrap_or_default();
+    if version != VERSION {
+        return Err(HandOverError::OtherVersion(
+            version.chars().take(16).collect(),
+        ));
+    }
+    Ok(parts)
+}
+
 /// The `;`-separated `name=value` fields after a header and its version, each of `NAMES` at
 /// most once, in `NAMES`'s order; refused by name otherwise.
 pub(crate) fn fields<'t, const N: usize>(
@@ -196,18 +212,8 @@ pub(crate) fn fields<'t, const N: usize>(
     header: &str,
     names: [&'static str; N],
 ) -> Result<[Option<&'t str>; N], HandOverError> {
-    let rest = text
-        .strip_prefix(header)
-        .ok_or(HandOverError::NotAHandOver)?;
-    let mut fields = rest.split(';');
-    let version = fields.next().unwrap_or_default();
-    if version != VERSION {
-        return Err(HandOverError::OtherVersion(
-            version.chars().take(16).collect(),
-        ));
-    }
     let mut found: [Option<&str>; N] = [None; N];
-    for field in fields {
+    for field in parts(text, header)? {
         let (name, value) = field.split_once('=').ok_or(HandOverError::NotAHandOver)?;
         let i = (names.iter().position(|n| *n == name)).ok_or(HandOverError::NotAHandOver)?;
         if found[i].replace(value).is_some() {
@@ -252,11 +258,7 @@ pub(crate) fn read_reason_in(text: &str, unit: Unit) -> Result<WaitReason, HandO
         "delay" => WaitReason::ServerDelay(us(next()?)?),
         "date" => {
             let delay = us(next()?)?;
-            let evidence = match next()? {
-                "date" => ClockSource::DateHeader,
-                "local" => ClockSource::LocalClock,
-                _ => return Err(bad),
-            };
+            let evidence = read_evidence(next()?).ok_or(bad.clone())?;
             let until = unescape(next()?, "reason")?;
             let until = HttpDate::parse(&until).map_err(|_| bad.clone())?;
             WaitReason::ServerDate {
@@ -303,8 +305,25 @@ pub(crate) fn read_cause(name: &str) -> Option<BlockCause> {
     }
 }
 
+/// Clock evidence in the text.
+pub(crate) fn evidence_name(source: ClockSource) -> &'static str {
+    match source {
+        ClockSource::DateHeader => "date",
+        ClockSource::LocalClock => "local",
+    }
+}
+
+/// The clock evidence named `name`.
+pub(crate) fn read_evidence(name: &str) -> Option<ClockSource> {
+    match name {
+        "date" => Some(ClockSource::DateHeader),
+        "local" => Some(ClockSource::LocalClock),
+        _ => None,
+    }
+}
+
 /// A `Retry-After` note's name in the text.
-fn note_name(note: &HeaderNote) -> &'static str {
+pub(crate) fn note_name(note: &HeaderNote) -> &'static str {
     match note {
         HeaderNote::Missing {
             maybe_hidden: false,
@@ -334,6 +353,11 @@ pub(crate) fn number(text: Option<&str>, name: &'static str) -> Result<u64, Hand
     text.filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|t| t.parse().ok())
         .ok_or(HandOverError::Field(name))
+}
+
+/// A duration in whole nanoseconds, saturating (past 584 years).
+pub(crate) fn ns(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// A duration in whole microseconds, saturating.

@@ -29,8 +29,8 @@ use std::fmt;
 use std::time::Duration;
 
 use super::hand_over::{
-    cause_name, escape, fields, number, read_cause, read_last, unescape, write_last, HandOverError,
-    VERSION,
+    cause_name, escape, fields, ns, number, read_cause, read_last, unescape, write_last,
+    HandOverError, VERSION,
 };
 use super::http_date::HttpDate;
 use super::report::{
@@ -208,11 +208,6 @@ fn read_outcome(text: &str) -> Result<Outcome, HandOverError> {
         _ => return Err(bad()),
     };
     Ok(outcome)
-}
-
-/// A duration in whole nanoseconds, saturating (past 584 years).
-fn ns(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// A duration field in whole nanoseconds.

@@ -7,13 +7,12 @@
 use std::fmt::{self, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::clock::ClockSource;
 use super::hand_over::{
-    escape, read_note, read_reason_in, unescape, write_reason_in, HandOverError, Unit, VERSION,
+    escape, evidence_name, note_name, ns, parts, read_evidence, read_note, read_reason_in,
+    unescape, write_reason_in, HandOverError, Unit, VERSION,
 };
 use super::rate_limit::{IgnoredField, Quota, QuotaForm, RateLimitFields};
 use super::report::{StopReport, TransportFailure};
-use super::retry_after::HeaderNote;
 use super::trace::{DropReason, Event, Failure, TraceEvent};
 
 /// What the text of a handed trace begins with; its version follows.
@@ -30,17 +29,10 @@ pub fn handed_trace(trace: &[TraceEvent]) -> HandedTrace<'_> {
 
 /// Reads a trace handed over as text ([`handed_trace`]); refused by name otherwise.
 pub fn parse_trace(text: &str) -> Result<Vec<TraceEvent>, HandOverError> {
-    let rest = text
-        .strip_prefix(HEADER)
-        .ok_or(HandOverError::NotAHandOver)?;
-    let mut events = rest.split(';');
-    let version = events.next().unwrap_or_default();
-    if version != VERSION {
-        return Err(HandOverError::OtherVersion(
-            version.chars().take(16).collect(),
-        ));
-    }
-    events.filter(|e| !e.is_empty()).map(read_event).collect()
+    parts(text, HEADER)?
+        .filter(|e| !e.is_empty())
+        .map(read_event)
+        .collect()
 }
 
 impl fmt::Display for HandedTrace<'_> {
@@ -86,16 +78,10 @@ fn write_event(f: &mut fmt::Formatter<'_>, event: &Event) -> fmt::Result {
             f.write_char(':')?;
             if let Some((at, source)) = wall_clock {
                 let since = at.duration_since(UNIX_EPOCH).unwrap_or_default();
-                write!(f, "{}/{}", ns(since), source_name(*source))?;
+                write!(f, "{}/{}", ns(since), evidence_name(*source))?;
             }
             f.write_char(':')?;
-            f.write_str(note.as_ref().map_or("", |n| match n {
-                HeaderNote::Missing {
-                    maybe_hidden: false,
-                } => "missing",
-                HeaderNote::Missing { maybe_hidden: true } => "hidden",
-                HeaderNote::Invalid(_) => "invalid",
-            }))?;
+            f.write_str(note.as_ref().map_or("", note_name))?;
             f.write_char(':')?;
             if let Some(q) = quota {
                 let form = match q.form {
@@ -268,11 +254,7 @@ fn read_response(parts: &[&str]) -> Result<Event, HandOverError> {
         text => {
             let (since, source) = text.split_once('/').ok_or_else(bad)?;
             let since = Duration::from_nanos(since.parse().map_err(|_| bad())?);
-            let source = match source {
-                "date" => ClockSource::DateHeader,
-                "local" => ClockSource::LocalClock,
-                _ => return Err(bad()),
-            };
+            let source = read_evidence(source).ok_or_else(bad)?;
             Some((SystemTime::UNIX_EPOCH + since, source))
         }
     };
@@ -354,16 +336,4 @@ fn read_optional(text: &str) -> Result<Option<String>, HandOverError> {
             unescape(value, "trace").map(Some)
         }
     }
-}
-
-fn source_name(source: ClockSource) -> &'static str {
-    match source {
-        ClockSource::DateHeader => "date",
-        ClockSource::LocalClock => "local",
-    }
-}
-
-/// A duration in whole nanoseconds, saturating (past 584 years).
-fn ns(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
