@@ -274,7 +274,6 @@ mod on_server {
         text: StoredValue<watch::Receiver<Option<String>>>,
         /// How the server shows a part's text: as the browser will read it back.
         shown: StoredValue<Shown<T>>,
-        _state: std::marker::PhantomData<RwSignal<ReadState<T>, StateStorage>>,
     }
 
     /// How the server shows a part's text.
@@ -294,7 +293,6 @@ mod on_server {
         pub(crate) fn new(
             read: impl Future<Output = String> + Send + 'static,
             parse: impl Fn(&[u8]) -> Option<T> + Send + Sync + 'static,
-            state: RwSignal<ReadState<T>, StateStorage>,
             of: u32,
         ) -> Self {
             let (done, text) = watch::channel(None);
@@ -312,11 +310,9 @@ mod on_server {
             let shown: Shown<T> = std::sync::Arc::new(move |text: &str| {
                 ServerPart::read(text, &parse).state(of, std::time::Duration::ZERO)
             });
-            let _ = state;
             Self {
                 text: StoredValue::new(text),
                 shown: StoredValue::new(shown),
-                _state: std::marker::PhantomData,
             }
         }
 
@@ -387,7 +383,7 @@ mod hydrating {
     /// A read's server part in the browser: the text the server's HTML holds for it.
     pub(crate) struct FromServer<T: ReadData> {
         text: StoredValue<Option<String>>,
-        _state: std::marker::PhantomData<RwSignal<ReadState<T>, StateStorage>>,
+        data: std::marker::PhantomData<fn() -> T>,
     }
 
     impl<T: ReadData> Clone for FromServer<T> {
@@ -401,12 +397,7 @@ mod hydrating {
     impl<T: ReadData> FromServer<T> {
         /// The text the server wrote for this read, by the same id order as the server's;
         /// none for a screen mounted after hydration, which reads for itself.
-        pub(crate) fn new<F>(
-            _read: F,
-            _parse: impl Fn(&[u8]) -> Option<T> + 'static,
-            _state: RwSignal<ReadState<T>, StateStorage>,
-            _of: u32,
-        ) -> Self {
+        pub(crate) fn new() -> Self {
             let text = Owner::current_shared_context().and_then(|context| {
                 let id = context.next_id();
                 match context.read_data(&id) {
@@ -418,7 +409,7 @@ mod hydrating {
             });
             Self {
                 text: StoredValue::new(text),
-                _state: std::marker::PhantomData,
+                data: std::marker::PhantomData,
             }
         }
 

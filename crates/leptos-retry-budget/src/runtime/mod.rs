@@ -196,7 +196,7 @@ where
         traced: RwSignal::new(0),
         clock: RwSignal::new(Duration::ZERO),
     };
-    let (from_server, parse) = from_server(request, &policy, parse, view);
+    let (from_server, parse) = from_server(request, &policy, parse);
     // Hydrating, the screen shows at once what the server's HTML shows.
     let part = from_server.now(&|body: &[u8]| parse(body).ok());
     if let Some(state) = part.as_ref().and_then(|p| p.state(of, now())) {
@@ -220,13 +220,12 @@ fn from_server<T: ReadData, R: Parse<T>>(
     request: Signal<ReadRequest>,
     policy: &RetryPolicy,
     parse: R,
-    view: View<T>,
 ) -> (FromServer<T>, std::sync::Arc<R>) {
     let parse = std::sync::Arc::new(parse);
     let read = render::read_in_render(request.get_untracked(), policy.clone(), parse.clone());
     let read_back = parse.clone();
     let read_back = move |body: &[u8]| read_back(body).ok();
-    let from_server = FromServer::new(read, read_back, view.state, policy.max_attempts());
+    let from_server = FromServer::new(read, read_back, policy.max_attempts());
     (from_server, parse)
 }
 
@@ -236,13 +235,10 @@ fn from_server<T: ReadData, R: Parse<T>>(
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
 fn from_server<T: ReadData, R: Parse<T>>(
     _request: Signal<ReadRequest>,
-    policy: &RetryPolicy,
+    _policy: &RetryPolicy,
     parse: R,
-    view: View<T>,
 ) -> (FromServer<T>, R) {
-    let unused = |_: &[u8]| None;
-    let from_server = FromServer::new((), unused, view.state, policy.max_attempts());
-    (from_server, parse)
+    (FromServer::new(), parse)
 }
 
 /// The server's part of the read: on a server that reads while it renders, the read of
@@ -253,7 +249,6 @@ fn from_server<T: ReadData, R: Parse<T>>(
     _request: Signal<ReadRequest>,
     _policy: &RetryPolicy,
     parse: R,
-    _view: View<T>,
 ) -> (FromServer<T>, R) {
     (FromServer::none(), parse)
 }

@@ -2,7 +2,6 @@
 //! state, or on a server that reads while it renders (`ssr` with `ServerReads`) what its read
 //! in the render came to ([`FromServer`]). There is no page clock here.
 
-use std::marker::PhantomData;
 use std::time::Duration;
 
 use leptos::prelude::Signal;
@@ -32,7 +31,7 @@ pub fn provide_scope_policy(_scope: &str, policy: ScopePolicy) -> Result<(), Sco
 }
 
 /// Off the browser a read is never driven; its trace is what the server's read did.
-pub(super) struct Driver<T: ReadData>(FromServer<T>, PhantomData<fn() -> T>);
+pub(super) struct Driver<T: ReadData>(FromServer<T>);
 
 impl<T: ReadData> Clone for Driver<T> {
     fn clone(&self) -> Self {
@@ -51,7 +50,7 @@ impl<T: ReadData> Driver<T> {
         _part: Option<Part<T>>,
         from_server: FromServer<T>,
     ) -> Self {
-        Driver(from_server, PhantomData)
+        Driver(from_server)
     }
 
     pub(super) fn try_again(&self) {}
