@@ -82,9 +82,10 @@ fn answers_as_real_apis_send_them_replay() {
 
 #[test]
 fn several_actions_on_one_scope_replay_to_their_expects() {
-    // Eleven scopes, twenty-eight actions: three scopes with an in-flight limit, then one each
-    // for full jitter, retry tokens, the cap on delayed reads and priority in the queue.
-    assert_eq!(check_all(SCOPES), 28);
+    // Twelve scopes, thirty actions: three scopes with an in-flight limit, then one each for
+    // jitter after a server's delay, full jitter, retry tokens, the cap on delayed reads and
+    // priority in the queue.
+    assert_eq!(check_all(SCOPES), 30);
 }
 
 #[test]

@@ -624,12 +624,17 @@ impl ReadAction {
         };
         let floor = self.policy.min_wait();
         let listed = reason.asked().max(floor);
-        // Only a wait the client chose is drawn from; a server's delay is kept as it is. With
-        // full jitter the gate reads the floor, the least the draw can be.
+        // The gate reads the earliest start the draw can give: a wait the client chose, or a
+        // server's delay, which jitter only ever lengthens (with full jitter, the floor).
         let (wait, spread) = match reason {
             WaitReason::Fallback { .. } if self.policy.full_jitter() => (floor, listed - floor),
-            WaitReason::Fallback { .. } => (listed, self.percent_of(listed)),
-            _ => (listed, Duration::ZERO),
+            WaitReason::Fallback { .. } => {
+                (listed, percent_of(listed, self.policy.jitter_percent()))
+            }
+            _ => (
+                listed,
+                percent_of(listed, self.policy.server_jitter_percent()),
+            ),
         };
 
         // The gate: ownership holds while we are here; attempts, then budget.
@@ -714,7 +719,8 @@ impl ReadAction {
             cause: block.cause,
         };
         // Every read the block held back is released at its end: jitter spreads them.
-        let jitter = self.jitter(self.percent_of(wait), block.until);
+        let percent = (self.policy.jitter_percent()).max(self.policy.server_jitter_percent());
+        let jitter = self.jitter(percent_of(wait, percent), block.until);
         self.begin_wait(now, block.until + jitter, jitter, reason);
     }
 
@@ -738,32 +744,22 @@ impl ReadAction {
         self.pending = Some(Step::Wait { until, reason });
     }
 
-    /// The policy's added percent of a wait of `base` the client chose: the most jitter it
-    /// may get.
-    fn percent_of(&self, base: Duration) -> Duration {
-        let percent = u64::from(self.policy.jitter_percent());
-        let base_us = base
-            .as_secs()
-            .saturating_mul(1_000_000)
-            .saturating_add(u64::from(base.subsec_micros()));
-        Duration::from_micros(base_us.saturating_mul(percent) / 100)
-    }
-
-    /// The jitter for a wait ending at `until` (where the next attempt fits): drawn uniformly
-    /// from zero to `most`, to the microsecond, then trimmed to what the budget leaves, so it
-    /// never costs an attempt.
+    /// The jitter for a wait ending at `until` (where the next attempt fits): drawn uniformly,
+    /// to the microsecond, from zero to `most` or to what the budget leaves after `until`,
+    /// whichever is less, so it never costs an attempt, and reads whose spread the budget
+    /// cuts short are not all sent at its last moment.
     fn jitter(&mut self, most: Duration, until: Duration) -> Duration {
-        if most.is_zero() {
-            return Duration::ZERO;
-        }
-        let most_us = u64::try_from(most.as_micros()).unwrap_or(u64::MAX);
-        let drawn = Duration::from_micros(self.draws.next_u64() % most_us.saturating_add(1));
         let slack = self
             .policy
             .budget()
             .saturating_sub(self.elapsed(until))
             .saturating_sub(self.policy.attempt_cap());
-        drawn.min(slack)
+        let most = most.min(slack);
+        if most.is_zero() {
+            return Duration::ZERO;
+        }
+        let most_us = u64::try_from(most.as_micros()).unwrap_or(u64::MAX);
+        Duration::from_micros(self.draws.next_u64() % most_us.saturating_add(1))
     }
 
     fn start_attempt(&mut self, now: Duration) {
@@ -820,4 +816,13 @@ impl ReadAction {
         let at = self.elapsed(now);
         self.trace.push(TraceEvent { at, event });
     }
+}
+
+/// `percent` % of `base`, to the microsecond: the most jitter a wait of `base` may get.
+fn percent_of(base: Duration, percent: u32) -> Duration {
+    let base_us = base
+        .as_secs()
+        .saturating_mul(1_000_000)
+        .saturating_add(u64::from(base.subsec_micros()));
+    Duration::from_micros(base_us.saturating_mul(u64::from(percent)) / 100)
 }

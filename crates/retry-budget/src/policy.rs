@@ -90,6 +90,7 @@ impl fmt::Debug for StatusSet {
 /// | trust the local wall clock to read a `Retry-After` date | yes |
 /// | largest body read, in bytes ([`DEFAULT_MAX_BODY_BYTES`]) | 1 MiB |
 /// | jitter: added percent / full jitter on fallback waits | 0 % / off |
+/// | jitter after a server's delay, in percent of it | 0 % (off: start at the server's moment) |
 /// | priority in the scope's queue | [`Priority::Interactive`] |
 ///
 /// What the reads of one scope share (an in-flight limit, a cap on delayed reads, retry
@@ -119,6 +120,7 @@ pub struct RetryPolicy {
     scope: Option<Cow<'static, str>>,
     jitter_percent: u32,
     full_jitter: bool,
+    server_jitter_percent: u32,
     coalesce: bool,
     priority: Priority,
     server_hold: Duration,
@@ -149,6 +151,7 @@ impl RetryPolicy {
             scope: None,
             jitter_percent: 0,
             full_jitter: false,
+            server_jitter_percent: 0,
             coalesce: true,
             server_hold: Duration::ZERO,
             priority: Priority::Interactive,
@@ -230,6 +233,23 @@ impl RetryPolicy {
     /// exactly the floor.
     pub const fn with_full_jitter(mut self, full: bool) -> Self {
         self.full_jitter = full;
+        self
+    }
+
+    /// Adds up to `percent` % of a server's delay at random after it (default 0: off, the next
+    /// attempt starts at the server's moment): the end of a 429's `Retry-After`, and of a
+    /// scope's block, which releases every read it held back (the larger of this and
+    /// [`with_jitter`](Self::with_jitter) spreads a block). A server's delay is a floor:
+    /// nothing ever starts before it, the gate reads it, and the draw is trimmed to what the
+    /// budget leaves, so it never costs an attempt. At most 1000: a GCRA tells every client it
+    /// refuses to come back in 1 s, and a spread of a few seconds is what breaks up that wave.
+    ///
+    /// Off by default, so that a client given one delay comes back at that moment. On a quota
+    /// many clients share, the server tells everyone it refuses the same moment, and coming
+    /// back exactly is coming back together: docs/fleet.md measures what a spread buys, and
+    /// where it costs (a fixed window serves exact returns in the order they were refused).
+    pub const fn with_server_jitter(mut self, percent: u32) -> Self {
+        self.server_jitter_percent = percent;
         self
     }
 
@@ -324,6 +344,11 @@ impl RetryPolicy {
         self.jitter_percent
     }
 
+    /// The jitter after a server's delay, in percent of it (0: off).
+    pub const fn server_jitter_percent(&self) -> u32 {
+        self.server_jitter_percent
+    }
+
     /// Whether a fallback wait is drawn between the floor and its listed value.
     pub const fn full_jitter(&self) -> bool {
         self.full_jitter
@@ -371,6 +396,11 @@ impl RetryPolicy {
         }
         if self.jitter_percent > 100 {
             return Err(PolicyError::JitterTooLarge(self.jitter_percent));
+        }
+        if self.server_jitter_percent > 1000 {
+            return Err(PolicyError::ServerJitterTooLarge(
+                self.server_jitter_percent,
+            ));
         }
         if self.scope.as_deref().is_some_and(|s| s.trim().is_empty()) {
             return Err(PolicyError::BlankScope);
@@ -483,6 +513,9 @@ pub enum PolicyError {
     /// Jitter above 100 %.
     #[error("jitter is {0} %: at most 100 % of a wait can be added")]
     JitterTooLarge(u32),
+    /// Jitter after a server's delay above 1000 %.
+    #[error("server jitter is {0} %: at most 1000 % of a server's delay can be added")]
+    ServerJitterTooLarge(u32),
     /// The scope's name is empty or only spaces.
     #[error("scope is blank: name the rate limit this read shares, or leave it to the origin")]
     BlankScope,
@@ -571,6 +604,16 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "jitter is 101 %: at most 100 % of a wait can be added"
+        );
+        assert_eq!(p.server_jitter_percent(), 0);
+        assert!(p.clone().with_server_jitter(1000).validate().is_ok());
+        assert_eq!(
+            p.clone()
+                .with_server_jitter(1001)
+                .validate()
+                .unwrap_err()
+                .to_string(),
+            "server jitter is 1001 %: at most 1000 % of a server's delay can be added"
         );
         let named = p.clone().with_scope(format!("account:{}", "ops"));
         assert_eq!(

@@ -1070,6 +1070,19 @@ fn jitter_only_lengthens_a_fallback_wait_and_a_seed_repeats_it() {
     assert_eq!(waits_until(&mut a, 4), WaitReason::ServerDelay(s(3)));
 }
 
+/// Draws cut short by the budget: all within `room`, spread over it, and not piled at its end
+/// (a spread the budget trims is drawn within what is left, not drawn and then clipped).
+fn spread_within(draws: impl Iterator<Item = Duration>, room: Duration) {
+    let draws: Vec<Duration> = draws.collect();
+    assert!(draws.iter().all(|d| *d <= room), "{draws:?}");
+    assert!(draws.iter().any(|d| *d > room * 9 / 10), "{draws:?}");
+    assert!(draws.iter().any(|d| *d < room / 10), "{draws:?}");
+    assert!(
+        draws.iter().filter(|d| **d == room).count() <= 2,
+        "{draws:?}"
+    );
+}
+
 #[test]
 fn jitter_never_costs_an_attempt() {
     // 7 s budget, 4 s cap: after a 429 at 1 s, the 2 s fallback leaves exactly 0 s to spare.
@@ -1079,11 +1092,10 @@ fn jitter_never_costs_an_attempt() {
     }
     // 7.5 s: at most 0.5 s of jitter, whatever the draw.
     let policy = policy.with_budget(Duration::from_millis(7500));
-    let most = (0..200)
-        .map(|seed| fallback_wait(&policy, seed).1)
-        .max()
-        .unwrap();
-    assert_eq!(most, Duration::from_millis(500));
+    spread_within(
+        (0..200).map(|seed| fallback_wait(&policy, seed).1),
+        Duration::from_millis(500),
+    );
 }
 
 #[test]
@@ -1122,11 +1134,10 @@ fn full_jitter_fits_where_the_floor_fits_and_is_trimmed_to_the_budget() {
     let policy = RetryPolicy::new()
         .with_budget(Duration::from_millis(6500))
         .with_full_jitter(true);
-    let most = (0..200)
-        .map(|seed| fallback_wait(&policy, seed).0)
-        .max()
-        .unwrap();
-    assert_eq!(most, Duration::from_millis(1500));
+    spread_within(
+        (0..200).map(|seed| fallback_wait(&policy, seed).0 - s(1)),
+        Duration::from_millis(500),
+    );
     // Without it the listed wait decides, and the action stops.
     let mut a = ReadAction::start(T0, policy.with_full_jitter(false)).unwrap();
     a.poll_action();
@@ -1163,6 +1174,111 @@ fn reads_held_back_together_are_released_apart() {
     releases.sort_unstable();
     releases.dedup();
     assert_eq!(releases.len(), 3, "three seeds, three release times");
+}
+
+// Jitter after a server's delay: opt-in, at or after the server's moment, inside the budget.
+
+/// The wait an action plans after a 429 with `Retry-After: 3` at 1 s, started with `seed`:
+/// (wait, jitter), as its trace has them.
+fn server_wait(policy: &RetryPolicy, seed: u64) -> (Duration, Duration) {
+    let mut a = ReadAction::start_under(T0, policy.clone(), None, None, seed).unwrap();
+    a.poll_action();
+    a.handle_response(T0 + s(1), &Response::new(429).retry_after("3"), None);
+    let Some(Step::Wait { until, reason }) = a.poll_action() else {
+        panic!("a wait: {:?}", a.trace())
+    };
+    assert_eq!(reason, WaitReason::ServerDelay(s(3)));
+    let jitter = a
+        .trace()
+        .iter()
+        .find_map(|e| match e.event {
+            Event::WaitPlanned { jitter, .. } => Some(jitter),
+            _ => None,
+        })
+        .unwrap();
+    (until - T0 - s(1), jitter)
+}
+
+#[test]
+fn server_jitter_starts_at_or_after_the_servers_moment_never_before() {
+    let policy = RetryPolicy::new().with_server_jitter(50);
+    let mut waits = Vec::new();
+    for seed in 0..200 {
+        let (wait, jitter) = server_wait(&policy, seed);
+        // Retry-After: 3, plus up to 50 % of it: 3 s to 4.5 s.
+        assert!(
+            wait >= s(3) && wait <= Duration::from_millis(4500),
+            "{wait:?}"
+        );
+        assert_eq!(wait, s(3) + jitter);
+        assert_eq!(server_wait(&policy, seed), (wait, jitter), "a seed repeats");
+        waits.push(wait);
+    }
+    waits.sort_unstable();
+    waits.dedup();
+    assert!(waits.len() > 150, "{} distinct", waits.len());
+    assert!(
+        waits[0] < Duration::from_millis(3075)
+            && waits[waits.len() - 1] > Duration::from_millis(4425)
+    );
+    // Off by default, and the client's own jitter leaves a server's delay alone.
+    let client_only = RetryPolicy::new().with_jitter(100).with_full_jitter(true);
+    for policy in [RetryPolicy::new(), client_only] {
+        assert_eq!(server_wait(&policy, 7), (s(3), Duration::ZERO));
+    }
+}
+
+#[test]
+fn server_jitter_is_trimmed_to_the_budget_and_the_gate_reads_the_servers_moment() {
+    // 8 s budget, 4 s cap: after a 429 at 1 s asking 3 s, a start at 4 s fits exactly, so
+    // no draw survives, whatever the seed.
+    let policy = RetryPolicy::new().with_budget(s(8)).with_server_jitter(100);
+    for seed in 0..50 {
+        assert_eq!(server_wait(&policy, seed), (s(3), Duration::ZERO));
+    }
+    // 8.5 s: at most 0.5 s of the 3 s spread.
+    let policy = policy.with_budget(Duration::from_millis(8500));
+    spread_within(
+        (0..200).map(|seed| server_wait(&policy, seed).1),
+        Duration::from_millis(500),
+    );
+    // 7.5 s: the server's delay itself does not fit, and no spread makes it: it stops.
+    let mut a = ReadAction::start(T0, policy.with_budget(Duration::from_millis(7500))).unwrap();
+    a.poll_action();
+    a.handle_response(T0 + s(1), &Response::new(429).retry_after("3"), None);
+    assert_eq!(stopped(&mut a).outcome.kind(), OutcomeKind::BudgetExhausted);
+}
+
+#[test]
+fn reads_a_block_held_back_are_released_by_the_larger_of_the_two_spreads() {
+    let block = ScopeBlock {
+        until: T0 + s(10),
+        asked: s(10),
+        cause: BlockCause::TooManyRequests,
+    };
+    let release = |policy: &RetryPolicy, seed| {
+        let mut a = ReadAction::start_under(
+            T0,
+            policy.clone().with_budget(s(60)),
+            Some(block),
+            None,
+            seed,
+        )
+        .unwrap();
+        match a.poll_action() {
+            Some(Step::Wait { until, .. }) => until - T0,
+            other => panic!("a wait: {other:?}"),
+        }
+    };
+    let server = RetryPolicy::new().with_server_jitter(100).with_jitter(10);
+    let releases: Vec<_> = (0..200).map(|seed| release(&server, seed)).collect();
+    // At the block's end or up to 100 % of its 10 s later; more than the client's 10 % reach.
+    assert!(releases.iter().all(|t| *t >= s(10) && *t <= s(20)));
+    assert!(releases.iter().any(|t| *t > s(19)));
+    assert!(releases.iter().any(|t| *t < Duration::from_millis(10_100)));
+    // The client's percent alone keeps to its 10 %.
+    let client = RetryPolicy::new().with_jitter(10);
+    assert!((0..200).all(|seed| release(&client, seed) <= s(11)));
 }
 
 // RateLimit fields: pacing before a 429.
