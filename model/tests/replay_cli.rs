@@ -268,7 +268,7 @@ fn scopes_print_one_merged_timeline_and_each_actions_verdict() {
     ] {
         assert!(out.contains(line), "{line:?} not in\n{out}");
     }
-    assert!(out.ends_with("28 cases and invalid fixtures: 28 as expected, 0 not\n"));
+    assert!(out.ends_with("30 cases and invalid fixtures: 30 as expected, 0 not\n"));
     let o = replay(&["../tests/fixtures/scopes.json", "--json"]);
     let all: Value = serde_json::from_slice(&o.stdout).unwrap();
     let second = &all[1];
