@@ -16,6 +16,9 @@ pub struct Figures {
     pub peak_per_second: u32,
     /// The limiter's sustained allowance per second.
     pub allowance: u32,
+    /// The fewest requests per loaded read any policy could send on these arrivals
+    /// ([`bound`](crate::run::bound)).
+    pub bound: f64,
     /// How long a user waits for data before the read counts as late.
     patience: Duration,
     /// From each loaded read's start to its data.
@@ -31,6 +34,7 @@ impl Figures {
             refusals: 0,
             peak_per_second: 0,
             allowance,
+            bound: 1.0,
             patience,
             times_to_data: Vec::new(),
         }
@@ -86,7 +90,8 @@ pub struct Row<'a> {
 }
 
 /// The table's header, in the columns [`Row`] prints.
-pub const HEADER: &str = "| policy | clients | requests / loaded read | 429s / loaded read | \
+pub const HEADER: &str =
+    "| policy | clients | requests / loaded read (bound) | 429s / loaded read | \
 loaded within 20 s | p50 to data | p99 to data | peak req/s (allowance) |\n\
 |---|---:|---:|---:|---:|---:|---:|---:|";
 
@@ -99,10 +104,11 @@ impl fmt::Display for Row<'_> {
         };
         write!(
             f,
-            "| {} | {} | {:.2} | {:.2} | {:.1} % | {} | {} | {} ({}) |",
+            "| {} | {} | {:.2} ({:.2}) | {:.2} | {:.1} % | {} | {} | {} ({}) |",
             self.policy,
             self.clients,
             t.requests_per_loaded(),
+            t.bound,
             t.refusals_per_loaded(),
             100.0 * t.loaded_in_time(),
             secs(50),

@@ -127,6 +127,7 @@ pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, Refused
     let mut draws = Draws::new(scenario.seed);
     let mut api = Api::new(scenario.api);
     let mut figures = Figures::new(scenario.api.per_second.get(), scenario.patience);
+    figures.bound = bound(scenario);
     let mut events = Events {
         heap: BinaryHeap::new(),
         slots: Vec::new(),
@@ -148,11 +149,7 @@ pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, Refused
             read_started: Duration::ZERO,
         })
         .collect();
-    let mut at = Duration::ZERO;
-    for c in 0..scenario.clients {
-        if let Arrivals::Poisson(over) = scenario.arrivals {
-            at += draws.exponential(over / scenario.clients.max(1));
-        }
+    for (c, at) in (0..).zip(arrivals(scenario, &mut draws)) {
         events.push(at, c, Happening::Start);
     }
     let half = scenario.api.latency / 2;
@@ -235,6 +232,40 @@ pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, Refused
     figures.refusals = api.refusals;
     figures.peak_per_second = api.peak_per_second();
     Ok(figures)
+}
+
+/// When each client arrives, drawn first from the run's `draws`.
+fn arrivals(scenario: &Scenario, draws: &mut Draws) -> Vec<Duration> {
+    let mut at = Duration::ZERO;
+    (0..scenario.clients)
+        .map(|_| {
+            if let Arrivals::Poisson(over) = scenario.arrivals {
+                at += draws.exponential(over / scenario.clients.max(1));
+            }
+            at
+        })
+        .collect()
+}
+
+/// The fewest requests per loaded read any client policy could send with `scenario`'s
+/// arrivals and quota: every read's first request, over the most reads the quota can load
+/// within the users' patience. A read loaded in time is admitted by then; a client's reads
+/// follow one another, so its last is admitted at most its reads' patience and the thinking
+/// between them after it arrives; the quota admits at most so many by the last client's
+/// last such moment. (1 where the quota could load every read.)
+pub fn bound(scenario: &Scenario) -> f64 {
+    let last = arrivals(scenario, &mut Draws::new(scenario.seed))
+        .last()
+        .copied()
+        .unwrap_or_default();
+    let reads = u64::from(scenario.clients) * u64::from(scenario.reads_per_client);
+    let chain = scenario.patience * scenario.reads_per_client
+        + scenario.think * scenario.reads_per_client.saturating_sub(1);
+    let most = scenario.api.most_admitted(last + chain).min(reads);
+    if most == 0 {
+        return f64::INFINITY;
+    }
+    reads as f64 / most as f64
 }
 
 /// Carries out what `page` decided at `now`: a started attempt's request leaves (it reaches
