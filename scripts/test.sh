@@ -145,7 +145,9 @@ stage_size() {
 
 stage_core() {
   say "cargo test (natively)"
-  cargo test --workspace --locked
+  cargo test --workspace --locked --exclude palette-list-fleet
+  say "the fleet's tests in a release build (twelve sections; the setting for a shared quota on seeds 1 to 8)"
+  cargo test --locked --release -p palette-list-fleet
   if compgen -G "../shared/fixtures/*.json" >/dev/null; then
     say "cross-check: the contract's own fixture files replay"
     cargo build --locked -p palette-list-model --bin replay

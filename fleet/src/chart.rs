@@ -1,5 +1,6 @@
-//! The fleet's chart, drawn as SVG text: for each section, requests per loaded read and p99
-//! time to data against the fleet size, one line per policy.
+//! The fleet's chart, drawn as SVG text: for each section, requests per loaded read (with the
+//! fewest any policy could send) and p99 time to data against the fleet size, one line per
+//! policy.
 
 use std::fmt::Write as _;
 
@@ -13,18 +14,22 @@ const RIGHT: f64 = 20.0;
 const TOP: f64 = 34.0;
 const BOTTOM: f64 = 30.0;
 /// Above the panels: the title and the legend.
-const HEAD: f64 = 92.0;
+const HEAD: f64 = 112.0;
 
 /// Each policy's stroke, in the order of [`contenders`]: a colour, and a dash where lines
 /// may lie on one another (the defaults follow a baseline exactly where their rules agree).
-const STROKES: [(&str, &str); 6] = [
+const STROKES: [(&str, &str); 7] = [
     ("#c62828", ""),
     ("#ef6c00", "7 3"),
     ("#1565c0", "2 3"),
     ("#2e7d32", ""),
     ("#6a1b9a", "9 3 2 3"),
     ("#00838f", "4 2"),
+    ("#111111", ""),
 ];
+
+/// The bound's stroke: the fewest requests per loaded read any policy could send.
+const BOUND: (&str, &str) = ("#9e9e9e", "1 3");
 
 /// What a panel plots.
 #[derive(Clone, Copy)]
@@ -77,14 +82,17 @@ pub fn svg(measured: &[Measured]) -> String {
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11" role="img" aria-labelledby="t">"#
     );
-    s.push_str(r##"<title id="t">A fleet of browsers on one API allowing 50 requests a second: requests per loaded read and p99 time to data against the number of browsers, one line per retry policy</title>"##);
+    s.push_str(r##"<title id="t">A fleet of browsers on one API allowing 50 requests a second, counted by three kinds of limiter: requests per loaded read (beside the fewest any policy could send) and p99 time to data against the number of browsers, one line per retry policy</title>"##);
     let _ = write!(
         s,
         r##"<rect width="{width}" height="{height}" fill="#fff"/><text x="10" y="20" font-size="14" font-weight="bold">A fleet on one quota (50 requests/s): what each retry policy costs the API, and its users</text>"##
     );
-    for (i, name) in names.iter().enumerate() {
+    let legend = names
+        .iter()
+        .zip(STROKES)
+        .chain([(&"fewest possible (bound)", BOUND)]);
+    for (i, (name, (colour, dash))) in legend.enumerate() {
         let (x, y) = (10.0 + (i % 3) as f64 * 215.0, 44.0 + (i / 3) as f64 * 20.0);
-        let (colour, dash) = STROKES[i];
         let _ = write!(
             s,
             r#"<line x1="{x}" y1="{y}" x2="{}" y2="{y}" stroke="{colour}" stroke-width="2.5" stroke-dasharray="{dash}"/><text x="{}" y="{}">{name}</text>"#,
@@ -165,6 +173,23 @@ fn panel(
         x0 + w / 2.0,
         y0 + h + 26.0
     );
+    if let Metric::RequestsPerLoaded = metric {
+        let points: Vec<String> = FLEET_SIZES
+            .iter()
+            .filter_map(|clients| {
+                let m = measured
+                    .iter()
+                    .find(|m| m.section == section && m.clients == *clients)?;
+                Some(format!("{:.1},{:.1}", fx(*clients), fy(m.figures.bound)))
+            })
+            .collect();
+        let (colour, dash) = BOUND;
+        let _ = write!(
+            s,
+            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2" stroke-dasharray="{dash}"/>"#,
+            points.join(" ")
+        );
+    }
     for (i, name) in names.iter().enumerate() {
         let points: Vec<String> = measured
             .iter()

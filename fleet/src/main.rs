@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use palette_list_fleet::{chart, measure, Row, Section, HEADER};
+use palette_list_fleet::{chart, measure, Row, Section, HEADER, SHARED_QUOTA};
 
 /// Simulates a fleet of browsers reading one rate-limited API, every policy on the same
 /// arrivals, and prints the table (virtual time: seconds of work).
@@ -36,6 +36,22 @@ fn main() -> ExitCode {
             println!("{row}");
             all.push(m);
         }
+    }
+    // How far the setting for a shared quota is from the fewest any policy could send.
+    let ratios: Vec<(f64, String)> = all
+        .iter()
+        .filter(|m| m.policy == SHARED_QUOTA && m.figures.refusals > 0)
+        .map(|m| {
+            let at = format!("{} at {}", m.section.title(), m.clients);
+            (m.figures.requests_per_loaded() / m.figures.bound, at)
+        })
+        .collect();
+    if let Some((worst, at)) = ratios.iter().max_by(|a, b| a.0.total_cmp(&b.0)) {
+        let best = ratios.iter().map(|r| r.0).fold(f64::INFINITY, f64::min);
+        println!(
+            "\n{SHARED_QUOTA}, wherever the API refused anything: {best:.2} to {worst:.2} times \
+             the bound (the most at {at})"
+        );
     }
     println!(
         "\n(seed {seed}; {} runs simulated in {:.1} s)",

@@ -81,7 +81,11 @@ pub struct Contender {
 /// many requests; a browser's page makes a few reads, and 10 tokens would never run out.
 pub const FLEET_TOKENS: RetryTokens = RetryTokens::new(2, 10);
 
-/// Every policy the fleet compares, baselines first.
+/// The name of [`RetryPolicy::for_shared_quota`] in the table.
+pub const SHARED_QUOTA: &str = "for a shared quota";
+
+/// Every policy the fleet compares: the baselines, this crate's defaults and single settings,
+/// then the setting recommended for a shared quota.
 pub fn contenders() -> Vec<Contender> {
     let defaults = RetryPolicy::new();
     vec![
@@ -111,6 +115,10 @@ pub fn contenders() -> Vec<Contender> {
                 read: Box::new(defaults),
                 scope: ScopePolicy::new().with_retry_tokens(FLEET_TOKENS),
             },
+        },
+        Contender {
+            name: SHARED_QUOTA,
+            policy: FleetPolicy::budget(RetryPolicy::for_shared_quota()),
         },
     ]
 }

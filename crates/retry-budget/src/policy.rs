@@ -158,6 +158,21 @@ impl RetryPolicy {
         }
     }
 
+    /// The setting for a quota many clients share, as the fleet measured it (docs/fleet.md):
+    /// [`new`](Self::new) with a 1 s attempt cap, so that a read refused late in its budget
+    /// still has room for an attempt; up to 100 % added to the waits it chooses
+    /// ([`with_jitter`](Self::with_jitter)); and up to 800 % of a server's delay after it
+    /// ([`with_server_jitter`](Self::with_server_jitter)), since a limiter tells everyone it
+    /// refuses the same moment. The cap suits an API that answers well within a second (the
+    /// fleet's answers in 100 ms); give a slower one more with
+    /// [`with_attempt_cap`](Self::with_attempt_cap).
+    pub const fn for_shared_quota() -> Self {
+        Self::new()
+            .with_attempt_cap(Duration::from_secs(1))
+            .with_jitter(100)
+            .with_server_jitter(800)
+    }
+
     /// Total elapsed time the action may span, from the first attempt's start (default 20 s).
     pub const fn with_budget(mut self, budget: Duration) -> Self {
         self.budget = budget;
