@@ -8,7 +8,7 @@
 #      same 200 delays, in the same page of headless Chromium;
 #   3. wakes: timer callbacks, signal writes and live-region changes during one 10 s wait;
 #   4. core cost: criterion, natively: the core deciding a three-attempt schedule;
-#   5. the fleet: 10 to 10,000 simulated browsers on one 50 requests/s limiter, every policy on
+#   5. the fleet: 10 to 10,000 simulated browsers on one 50 requests/s quota (three kinds of limiter), every policy on
 #      the same arrivals (virtual time, seconds of work); its chart is docs/fleet.svg;
 #   6. the SSR example under load (bench-load, on loopback; the server's debug build, the same
 #      build for every page): 200 renders at once, then 2,000 over 20 s, against an API of 10
