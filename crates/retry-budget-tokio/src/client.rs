@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, SystemTime};
 
 use retry_budget::request::ReadRequest;
@@ -19,6 +19,7 @@ use tokio::time::Instant;
 use crate::attempt::{self, Answer};
 use crate::error::ReadError;
 use crate::origins::AllowedOrigins;
+use crate::share::{LedgerShare, SharedBlock};
 
 /// One process's reads of rate-limited APIs, and the one ledger they share: a `429` met by one
 /// read (one render of one visitor) holds back every read on its scope, queued reads are
@@ -71,6 +72,8 @@ struct Shared {
     /// Wakes the timer task: the earliest timer may have moved, or the client is gone.
     timer: Arc<Notify>,
     seeds: RandomState,
+    /// The other processes' ledgers, where the app shares this one with them.
+    share: OnceLock<Box<dyn LedgerShare>>,
 }
 
 struct Core {
@@ -114,8 +117,17 @@ impl Client {
                 origin: Instant::now(),
                 timer: Arc::new(Notify::new()),
                 seeds: RandomState::new(),
+                share: OnceLock::new(),
             }),
         }
+    }
+
+    /// Shares this process's ledger with the other processes reading the same quotas, through
+    /// `share` (such as `retry-budget-redis`): every block this process learns is published
+    /// as it is learned, and every read takes the others' block on its scope before it starts.
+    /// Once per client; a second share is refused (and given back).
+    pub fn share_with(&self, share: impl LedgerShare) -> Result<(), Box<dyn LedgerShare>> {
+        self.shared.share.set(Box::new(share))
     }
 
     /// Gives `scope` the policy its reads share, once ([`retry_budget::Client::handle_scope_policy`]).
@@ -178,6 +190,17 @@ impl Client {
         let scope = policy.scope().map_or(origin, str::to_owned);
         let limit = policy.max_body_bytes();
         let hold_until = self.shared.now().saturating_add(policy.server_hold());
+        // What the other processes know of the scope, before anything is sent: a block they
+        // hold holds this read too.
+        if let Some(share) = self.shared.share.get() {
+            if let Some(block) = share.fetch(&scope).await {
+                // Kept if it ends later than what this ledger holds; a scope with a block
+                // running is remembered even before its first read here.
+                self.shared.input(|c, now| {
+                    c.handle_block(now, &scope, block.at(now));
+                });
+            }
+        }
         let (steps, mut next) = mpsc::unbounded_channel();
         let read = self.shared.start(&scope, policy, steps)?;
         let mut leave = Leave {
@@ -285,11 +308,21 @@ impl Shared {
     /// earliest timer may have moved).
     fn carry_out(&self, mut core: MutexGuard<'_, Core>) {
         while let Some(event) = core.client.poll_event() {
-            // A block needs no telling: every read of this process shares the ledger.
-            if let ClientEvent::Step { read, step } = event {
-                if let Some(steps) = core.reads.get(&read) {
-                    // A read whose future is gone has left; its steps have no one to reach.
-                    let _ = steps.send(step);
+            match event {
+                ClientEvent::Step { read, step } => {
+                    if let Some(steps) = core.reads.get(&read) {
+                        // A read whose future is gone has left; its steps have no one to reach.
+                        let _ = steps.send(step);
+                    }
+                }
+                // Every read of this process shares the ledger; other processes hear of a
+                // block through the share, if there is one, before the read that met it is
+                // told to wait.
+                ClientEvent::Blocked { scope, block } => {
+                    let told = self.share.get().zip(SharedBlock::of(&block, self.now()));
+                    if let Some((share, block)) = told {
+                        share.publish(&scope, block);
+                    }
                 }
             }
         }

@@ -7,6 +7,7 @@
 //! - `attempt`: one attempt on the wire, through `reqwest`: the headers the core reads, and a
 //!   2xx body streamed up to its limit under the core's body rule ([`retry_budget::LimitedBody`]).
 //! - `origins`: the origins a server may read, and the URLs it refuses.
+//! - `share`: what a process's ledger tells the other processes' ([`LedgerShare`]), opt-in.
 //! - `error`: why a read did not load.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -15,7 +16,9 @@ mod attempt;
 mod client;
 mod error;
 mod origins;
+mod share;
 
 pub use client::{Client, Loaded, Served};
 pub use error::{OriginError, ReadError};
 pub use origins::AllowedOrigins;
+pub use share::{LedgerShare, SharedBlock};
