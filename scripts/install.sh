@@ -47,6 +47,16 @@ install_chromium() {
   fi
 }
 
+# Debian's redis-server, for the tests of a ledger shared between processes. The tests start
+# their own on a free loopback port and stop it; the package's own service is not needed.
+install_redis() {
+  if ! command -v redis-server >/dev/null; then
+    say "installing Debian's redis-server"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+  fi
+}
+
 # Debian's Firefox ESR, and geckodriver from crates.io (built once), for the same browser tests.
 install_firefox() {
   if ! command -v firefox-esr >/dev/null && ! command -v firefox >/dev/null; then

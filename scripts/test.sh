@@ -6,11 +6,13 @@
 #   package  each library crate packaged and built from its package (cargo publish --dry-run, in
 #            dependency order); what an embedder's tree holds in each rendering mode; the core's
 #            tree holds no Leptos; an app pinned to another 0.2 wasm-bindgen resolves.
-#   size     the size gate: the embed app (b), built as scripts/bench.sh builds it, within 1 % of
-#            bench/embed/gzip-ceiling.
+#   size     the size gates: the embed app (b), built as scripts/bench.sh builds it, within 1 % of
+#            bench/embed/gzip-ceiling, and the screen in a server-rendered app within 1 % of
+#            bench/ssr/gzip-ceiling.
 #   core     cargo test natively: the core's rules, the model and every fixture, properties and
-#            fuzzing, server-side rendering, the replay tool, the fleet, the scenario API, doc
-#            tests; then ../shared/fixtures, where it exists, as an outside cross-check.
+#            fuzzing, server-side rendering, the replay tool, the scenario API, the ledger shared
+#            through a real redis-server, doc tests; the fleet in a release build; then
+#            ../shared/fixtures, where it exists, as an outside cross-check.
 #   wasm     the pure tests (the core, the model and its fixtures, the screen's units) once more
 #            as wasm32, in headless Chromium.
 #   browser  the browser suites (fetch and abort on the wire, timers, tabs, the DOM) in headless
@@ -35,7 +37,7 @@ done
 trap stop_scenario_api EXIT
 
 # The library crates, in dependency order.
-libraries=(retry-budget retry-budget-tokio leptos-retry-budget palette-list)
+libraries=(retry-budget retry-budget-tokio retry-budget-redis leptos-retry-budget palette-list)
 
 stage_lint() {
   install_wasm_target
@@ -44,7 +46,7 @@ stage_lint() {
   say "clippy (native)"
   cargo clippy --workspace --all-targets --locked -- -D warnings
   say "clippy (wasm32)"
-  cargo clippy --workspace --exclude scenario-api --exclude retry-budget-tokio --exclude bench-load --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
+  cargo clippy --workspace --exclude scenario-api --exclude retry-budget-tokio --exclude retry-budget-redis --exclude bench-load --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
   say "clippy (the SSR example: its server with ssr, its browser side with hydrate)"
   cargo clippy --locked -p palette-list-ssr --features ssr -- -D warnings
   cargo clippy --locked -p palette-list-ssr --lib --target wasm32-unknown-unknown --features hydrate -- -D warnings
@@ -65,7 +67,7 @@ stage_package() {
   # (under CARGO_HOME) and what it built by version, as if a registry's crates never changed: an
   # earlier run's build of the same version would stand in for this one. So the unpacked copies
   # go (under registries named by a hash, `-…`), and the check builds in a target of its own.
-  rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/{src,cache}/-*/{retry-budget,retry-budget-tokio,leptos-retry-budget,palette-list}-[0-9]*
+  rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/{src,cache}/-*/{retry-budget,retry-budget-tokio,retry-budget-redis,leptos-retry-budget,palette-list}-[0-9]*
   rm -rf "$root/target/publish-check"
   CARGO_TARGET_DIR="$root/target/publish-check" cargo publish --dry-run --locked --allow-dirty "${p[@]}"
   for c in "${libraries[@]}"; do
@@ -101,7 +103,7 @@ stage_package() {
   local forbidden
   for mode in "csr --target wasm32-unknown-unknown" "hydrate --target wasm32-unknown-unknown" "ssr"; do
     forbidden='leptos_router|axum|palette-list-model|palette-list-demo|scenario-api'
-    [ "$mode" = ssr ] || forbidden="$forbidden|tokio|hyper|reqwest|retry-budget-tokio"
+    [ "$mode" = ssr ] || forbidden="$forbidden|tokio|hyper|reqwest|retry-budget-tokio|redis"
     # shellcheck disable=SC2086
     tree="$(cargo tree --locked -p palette-list -e normal --prefix none -F $mode)"
     if printf '%s\n' "$tree" | grep -E "^($forbidden) "; then
@@ -144,7 +146,8 @@ stage_size() {
 }
 
 stage_core() {
-  say "cargo test (natively)"
+  install_redis
+  say "cargo test (natively; the shared ledger's tests start redis-server processes of their own)"
   cargo test --workspace --locked --exclude palette-list-fleet
   say "the fleet's tests in a release build (twelve sections; the setting for a shared quota on seeds 1 to 8)"
   cargo test --locked --release -p palette-list-fleet

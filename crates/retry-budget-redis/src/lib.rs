@@ -1,0 +1,17 @@
+#![doc = include_str!("../README.md")]
+//!
+//! ## Inside
+//!
+//! - `share`: [`RedisShare`], the [`LedgerShare`](retry_budget_tokio::LedgerShare) on Redis:
+//!   its two scripts, its one connection, and what it does while Redis is away.
+//! - `record`: how a block is written in Redis, and read back.
+//! - `error`: why Redis cannot be used, named.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod error;
+mod record;
+mod share;
+
+pub use error::RedisShareError;
+pub use share::{RedisShare, ShareOptions, ShareStatus};

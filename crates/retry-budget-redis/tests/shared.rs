@@ -1,0 +1,318 @@
+//! Several processes' ledgers through a real `redis-server` (Debian's, on a free loopback port,
+//! stopped by the test), reading the scenario API's rate limit in this process, counted where
+//! the requests arrive. Each `Client` here stands for one server process: it has its own
+//! ledger, and its own connection to Redis.
+
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use retry_budget::request::ReadRequest;
+use retry_budget::{parse_json, RetryPolicy};
+use retry_budget_redis::{RedisShare, RedisShareError, ShareOptions, ShareStatus};
+use retry_budget_tokio::{AllowedOrigins, Client, ReadError, Served};
+use serde_json::Value;
+use tokio::process::{Child, Command};
+use tokio::time::Instant;
+
+const FIXTURE: &str = r##"{
+  "policy": { "budget_s": 20, "max_attempts": 3, "attempt_cap_s": 4, "retry_statuses": [429],
+              "min_wait_s": 1, "fallback_waits_s": [2] },
+  "request": { "method": "GET", "path": "/palettes", "query": { "collection": "coast" } },
+  "cases": [],
+  "bodies": { "coast": { "collection": "coast", "palettes": [ { "id": "a", "name": "A", "colors": ["#000000"] } ] } }
+}"##;
+
+/// A `redis-server` of this test's own on `port`, with nothing saved; killed when dropped.
+struct Redis {
+    port: u16,
+    child: Child,
+}
+
+impl Redis {
+    async fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        Self::on(port).await
+    }
+
+    async fn on(port: u16) -> Self {
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server is installed (scripts/install.sh installs Debian's)");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            assert!(Instant::now() < deadline, "redis-server did not listen");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Self { port, child }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    async fn stop(mut self) -> u16 {
+        self.child.kill().await.unwrap();
+        self.port
+    }
+}
+
+/// The scenario API on a free loopback port, and a limit of one request a `window_s` window,
+/// its first window spent: (origin, the limit's URL).
+async fn spent_limit(window_s: u32) -> (String, String) {
+    let scenarios = scenario_api::Scenarios::new(vec![FIXTURE.to_owned()]).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(scenario_api::serve(
+        listener,
+        scenarios.router(),
+        std::future::pending(),
+    ));
+    let made = reqwest::Client::new()
+        .post(format!(
+            "{origin}/limits?quota=1&window_s={window_s}&spent=1"
+        ))
+        .send()
+        .await
+        .unwrap();
+    let made: Value = serde_json::from_slice(&made.bytes().await.unwrap()).unwrap();
+    let base = format!("{origin}{}", made["base"].as_str().unwrap());
+    (origin, base)
+}
+
+/// What reached the limit: each request's status.
+async fn reached(base: &str) -> Vec<u64> {
+    let log = reqwest::Client::new().get(base).send().await.unwrap();
+    let log: Value = serde_json::from_slice(&log.bytes().await.unwrap()).unwrap();
+    (log["requests"].as_array().unwrap().iter())
+        .map(|r| r["status"].as_u64().unwrap())
+        .collect()
+}
+
+/// One process's client, sharing through Redis at `url` when given; what its share said.
+async fn process(origin: &str, url: Option<&str>) -> (Client, Arc<Mutex<Vec<ShareStatus>>>) {
+    let client = Client::new(AllowedOrigins::new([origin]).unwrap());
+    let said = Arc::new(Mutex::new(Vec::new()));
+    if let Some(url) = url {
+        let share = RedisShare::open(url, ShareOptions::new()).unwrap();
+        let log = said.clone();
+        share.on_status(move |s| log.lock().unwrap().push(s.clone()));
+        let _ = share.connect().await;
+        assert!(client.share_with(share).is_ok());
+    }
+    (client, said)
+}
+
+/// A render's read: handed over at its first wait (`server_hold` 0), as a server's is.
+async fn render(client: &Client, base: &str) -> Result<Served<Value>, ReadError> {
+    let request = ReadRequest::get(format!("{base}/palettes?collection=coast"));
+    client
+        .read_or_hand_over(&request, RetryPolicy::new(), parse_json::<Value>)
+        .await
+}
+
+fn handed_over(served: Result<Served<Value>, ReadError>) -> retry_budget::HandOver {
+    match served {
+        Ok(Served::HandedOver { hand_over, .. }) => hand_over,
+        other => panic!("a hand-over: {other:?}"),
+    }
+}
+
+/// Waits until Redis holds a block for some scope (the share writes from a task of its own).
+async fn until_written(url: &str) {
+    let client = redis::Client::open(url).unwrap();
+    let mut c = client.get_multiplexed_async_connection().await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(1);
+    loop {
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg("retry-budget:block:*")
+            .query_async(&mut c)
+            .await
+            .unwrap();
+        if !keys.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "no block written");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_429_met_by_one_process_holds_back_the_others_and_they_send_nothing() {
+    let redis = Redis::start().await;
+    let (origin, base) = spent_limit(3).await;
+    let (a, _) = process(&origin, Some(&redis.url())).await;
+    let (b, _) = process(&origin, Some(&redis.url())).await;
+    let (c, _) = process(&origin, Some(&redis.url())).await;
+    // A meets the 429 (Retry-After 3) and hands its wait over.
+    let first = handed_over(render(&a, &base).await);
+    assert_eq!(first.attempts, 1);
+    until_written(&redis.url()).await;
+    // B and C, with ledgers of their own, take A's block from Redis: they send nothing and
+    // hand over their first attempt with what remains of it.
+    for other in [&b, &c] {
+        let started = Instant::now();
+        let held = handed_over(render(other, &base).await);
+        assert_eq!(held.attempts, 0);
+        assert!(
+            held.wait > Duration::from_secs(2) && held.wait <= Duration::from_secs(3),
+            "{held:?}"
+        );
+        assert!(started.elapsed() < Duration::from_millis(200));
+    }
+    assert_eq!(reached(&base).await, [429], "only A's request");
+    // A process that does not share learns the block by meeting it.
+    let (alone, _) = process(&origin, None).await;
+    handed_over(render(&alone, &base).await);
+    assert_eq!(reached(&base).await, [429, 429]);
+    drop(redis);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_redis_away_each_process_keeps_its_blocks_and_publishes_them_once_it_is_back() {
+    let redis = Redis::start().await;
+    let url = redis.url();
+    let (origin, base) = spent_limit(6).await;
+    let (a, said_a) = process(&origin, Some(&url)).await;
+    let (b, said_b) = process(&origin, Some(&url)).await;
+    let port = redis.stop().await;
+
+    // A meets the 429 with Redis away: it says so once, and its own ledger holds the block.
+    handed_over(render(&a, &base).await);
+    let again = handed_over(render(&a, &base).await);
+    assert_eq!(
+        again.attempts, 0,
+        "A sends nothing during a block it knows of"
+    );
+    // B cannot hear of it: it asks Redis, finds it gone, and reads for itself.
+    handed_over(render(&b, &base).await);
+    let sent = reached(&base).await;
+    assert_eq!(sent, [429, 429]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for said in [&said_a, &said_b] {
+        let said = said.lock().unwrap().clone();
+        assert_eq!(said.len(), 1, "once: {said:?}");
+        assert!(matches!(said[0], ShareStatus::Away(_)), "{said:?}");
+    }
+
+    // Redis comes back, empty: within a second each process says so, and the blocks they
+    // hold are written again.
+    let back = Redis::on(port).await;
+    let returned = Instant::now();
+    loop {
+        let said = said_a.lock().unwrap().clone();
+        if let Some(ShareStatus::Back { republished, .. }) = said.get(1) {
+            assert_eq!(*republished, 1);
+            break;
+        }
+        assert!(returned.elapsed() < Duration::from_secs(1), "{said:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A third process, new, learns the block from Redis and sends nothing.
+    let (c, said_c) = process(&origin, Some(&url)).await;
+    let held = handed_over(render(&c, &base).await);
+    assert_eq!(held.attempts, 0);
+    assert_eq!(reached(&base).await, sent, "C sent nothing");
+    assert!(said_c.lock().unwrap().is_empty());
+    drop(back);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_url_or_an_unreachable_redis_is_named_and_the_process_reads_alone() {
+    let refused = RedisShare::open("http://127.0.0.1:6379/", ShareOptions::new());
+    let Err(RedisShareError::Url(why)) = refused else {
+        panic!("refused by name: {:?}", refused.err())
+    };
+    assert!(why.contains("InvalidClientConfig"), "{why}");
+
+    // Nothing listens on the port: named by host and port, never with the URL's password.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let share = RedisShare::open(
+        &format!("redis://:hunter2@127.0.0.1:{port}/"),
+        ShareOptions::new(),
+    )
+    .unwrap();
+    let said = Arc::new(Mutex::new(Vec::new()));
+    let log = said.clone();
+    share.on_status(move |s| log.lock().unwrap().push(s.to_string()));
+    let e = share.connect().await.unwrap_err();
+    let message = e.to_string();
+    assert!(message.contains(&format!("127.0.0.1:{port}")), "{message}");
+    assert!(!message.contains("hunter2"), "{message}");
+    let said = said.lock().unwrap().clone();
+    assert_eq!(said.len(), 1);
+    assert!(said[0].contains("reads with its own ledger"), "{said:?}");
+    assert!(!said[0].contains("hunter2"));
+
+    // The process still reads, with its own ledger.
+    let (origin, base) = spent_limit(3).await;
+    let client = Client::new(AllowedOrigins::new([origin.as_str()]).unwrap());
+    assert!(client.share_with(share).is_ok());
+    handed_over(render(&client, &base).await);
+    let again = handed_over(render(&client, &base).await);
+    assert_eq!((again.attempts, reached(&base).await.len()), (0, 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_redis_costs_a_read_at_most_its_timeout_and_is_said_once() {
+    let redis = Redis::start().await;
+    let (origin, base) = spent_limit(3).await;
+    let (b, said) = process(&origin, Some(&redis.url())).await;
+    // Redis holds every command for 600 ms: slow, not gone.
+    let mut pauser = redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let () = redis::cmd("CLIENT")
+        .arg("PAUSE")
+        .arg(600)
+        .arg("ALL")
+        .query_async(&mut pauser)
+        .await
+        .unwrap();
+    // Two renders at once: each waits for Redis no longer than the 100 ms timeout, then reads
+    // with the process's own ledger; the process says once that Redis is away.
+    let started = Instant::now();
+    let (one, two) = tokio::join!(render(&b, &base), render(&b, &base));
+    assert!(
+        started.elapsed() < Duration::from_millis(400),
+        "{:?}",
+        started.elapsed()
+    );
+    let both = [handed_over(one), handed_over(two)];
+    assert!(both.iter().all(|h| h.attempts <= 1), "{both:?}");
+    let away = said.lock().unwrap().clone();
+    assert_eq!(away.len(), 1, "{away:?}");
+    assert!(
+        matches!(&away[0], ShareStatus::Away(RedisShareError::Timeout { .. })),
+        "{away:?}"
+    );
+    // Once Redis answers again, the process says so and writes the block it learned.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let said = said.lock().unwrap().clone();
+        if let Some(ShareStatus::Back { republished, .. }) = said.get(1) {
+            assert_eq!(*republished, 1, "{said:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "{said:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    until_written(&redis.url()).await;
+}
