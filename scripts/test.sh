@@ -231,7 +231,8 @@ stage_e2e() {
   install_wasm_opt
   install_playwright
   install_axe
-  say "end to end: the demo's release build, and the SSR example (server + hydrate), in Chromium"
+  install_redis
+  say "end to end: the demo's release build, and the SSR example (server + hydrate), in Chromium; three replicas of it sharing a ledger through redis-server"
   build_app index.html "$root/dist"
   build_ssr_example "$root/target/ssr-site"
   cargo build --locked -p scenario-api

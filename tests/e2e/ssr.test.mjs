@@ -6,9 +6,9 @@
 // and the site.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { launch, assertAccessible } from './browser.mjs';
+import { serve as startServer, stopAll } from './processes.mjs';
 
 const SERVER = process.env.SSR_SERVER;
 const SITE = process.env.SSR_SITE;
@@ -20,32 +20,15 @@ mkdirSync(SHOTS, { recursive: true });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 let browser;
-const servers = [];
 before(async () => { browser = await launch(); });
 after(async () => {
   await browser?.close();
-  for (const s of servers) s.kill();
+  stopAll();
 });
 
-/**
- * A fresh server on a free loopback port, its API's limit as `args` set it (default: 2 answers
- * every 3 s, the first window spent); resolves to its URL. It stops by itself in 2 minutes.
- */
+/** A fresh server (processes.mjs); resolves to its URL. */
 async function serve(args = []) {
-  const child = spawn(SERVER, ['--stop-after', '120', '--quota', '2', '--window-s', '3', ...args], {
-    env: { ...process.env, LEPTOS_OUTPUT_NAME: OUTPUT_NAME, LEPTOS_SITE_ROOT: SITE, LEPTOS_SITE_ADDR: '127.0.0.1:0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  servers.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`the server exited (${code}) before it listened:\n${out}`)));
-  });
+  return (await startServer(args)).url;
 }
 
 /**

@@ -137,8 +137,9 @@ impl RedisShare {
     /// no Redis client can use is refused by name. Then [`connect`](Self::connect).
     pub fn open(url: &str, options: ShareOptions) -> Result<Self, RedisShareError> {
         let client = redis::Client::open(url).map_err(|e| {
-            // The client's own words name what is wrong, but never repeat the URL.
-            RedisShareError::Url(format!("{:?}: {}", e.kind(), e.detail().unwrap_or("")))
+            // The client's own words name what is wrong; the URL itself, which may hold a
+            // password, is never repeated.
+            RedisShareError::Url(e.to_string().replace(url, "(the URL)"))
         })?;
         let place = client.get_connection_info().addr().to_string();
         Ok(Self {

@@ -20,6 +20,7 @@ async fn main() {
     use palette_list_ssr::api;
     use palette_list_ssr::app::{shell, App};
     use palette_list_ssr::baseline::BaselineReads;
+    use retry_budget_redis::{RedisShare, ShareOptions};
     use retry_budget_tokio::{AllowedOrigins, Client};
 
     let args = Args::read().unwrap_or_else(|e| {
@@ -35,10 +36,10 @@ async fn main() {
     let addr = listener
         .local_addr()
         .expect("a bound listener has an address");
-    // The renders read the API where the server reaches it (here, itself), with the headers
-    // the browser's request has: one client, so one ledger, for every render. It may read
-    // nothing else, whatever a visitor's query names.
-    let api_origin = format!("http://{addr}");
+    // The renders read the API where the server reaches it (itself, or the process `--api`
+    // names), with the headers the browser's request has: one client, so one ledger, for
+    // every render. It may read nothing else, whatever a visitor's query names.
+    let api_origin = (args.api.clone()).unwrap_or_else(|| format!("http://{addr}"));
     let allowed = AllowedOrigins::new([api_origin.as_str()]).expect("an http origin");
     let client = Client::new(allowed);
     if let Some(n) = args.in_flight_limit {
@@ -46,6 +47,17 @@ async fn main() {
         client
             .scope_policy(&api_origin, policy)
             .expect("a valid scope policy");
+    }
+    // Replicas share their renders' ledger through Redis: a 429 one meets holds back the
+    // others. Redis away (at start or later), each reads with its own, as the share says.
+    if let Some(url) = &args.redis {
+        match RedisShare::open(url, ShareOptions::new()) {
+            Ok(share) => {
+                let _ = share.connect().await;
+                let _ = client.share_with(share);
+            }
+            Err(e) => eprintln!("--redis: {e}; this server reads with its own ledger"),
+        }
     }
     let baseline = BaselineReads {
         http: reqwest::Client::new(),
@@ -60,13 +72,17 @@ async fn main() {
         })
     });
     let routes = generate_route_list(App);
-    let app = Router::new()
-        .merge(api::router(
+    let api = match &args.api {
+        Some(elsewhere) => palette_list_ssr::forward::router(elsewhere.clone()),
+        None => api::router(
             args.quota,
             Duration::from_secs(args.window_s),
             args.first_open,
             Duration::from_millis(args.api_latency_ms),
-        ))
+        ),
+    };
+    let app = Router::new()
+        .merge(api)
         .route(
             "/stats",
             axum::routing::get(move || {
@@ -111,6 +127,8 @@ struct Args {
     api_latency_ms: u64,
     in_flight_limit: Option<u32>,
     baseline: palette_list_ssr::baseline::Retrier,
+    api: Option<String>,
+    redis: Option<String>,
 }
 
 #[cfg(feature = "ssr")]
@@ -124,6 +142,8 @@ impl Args {
             api_latency_ms: 0,
             in_flight_limit: None,
             baseline: palette_list_ssr::baseline::Retrier::Plain,
+            api: None,
+            redis: None,
         };
         let mut words = std::env::args().skip(1);
         while let Some(flag) = words.next() {
@@ -165,10 +185,21 @@ impl Args {
                         _ => return Err(format!("{flag} {value:?}: give plain or classic")),
                     }
                 }
+                "--api" => {
+                    let origin = value.trim_end_matches('/');
+                    if !origin.starts_with("http://") || origin[7..].contains('/') {
+                        return Err(format!(
+                            "{flag} {value:?}: give an origin, http://host:port"
+                        ));
+                    }
+                    args.api = Some(origin.to_owned());
+                }
+                "--redis" => args.redis = Some(value),
                 other => {
                     return Err(format!(
                         "unknown argument {other:?} (expected --stop-after, --quota, --window-s, \
-                         --first-window, --api-latency-ms, --in-flight-limit, --baseline)"
+                         --first-window, --api-latency-ms, --in-flight-limit, --baseline, \
+                         --api, --redis)"
                     ))
                 }
             }
