@@ -14,6 +14,8 @@
 #      build for every page): 200 renders at once, then 2,000 over 20 s, against an API of 10
 #      answers a second, for the screens (one ledger, scope limited to 2 in flight) beside the
 #      same palettes read per render by a plain fetch and by a classic 2 s / 4 s retrier; the
+#      same load over three replicas, each with its own ledger and then sharing it through
+#      redis-server (429s per block, requests per loaded read); the
 #      server's memory after 1,000 and after 10,000 renders; the time to the full HTML while
 #      the API answers 200, screens beside the plain fetch.
 # Installs what is missing first. Takes about 8 minutes on 2 cores once the tools are built
@@ -29,6 +31,7 @@ install_wasm_bindgen_cli
 install_wasm_opt
 install_chromium
 install_playwright
+install_redis
 trap stop_scenario_api EXIT
 
 out="$root/target/bench"
@@ -105,6 +108,11 @@ echo "  baseline, a classic 2 s / 4 s retrier per render (/baseline):"
 load --path /baseline --phase at-once:200 --phase over:2000:20 -- "${limited[@]}" --baseline classic | sed 's/^/    /'
 echo "  memory: the screens after 1,000 renders, then after 10,000:"
 load --phase over:1000:10 --phase over:9000:60 -- "${limited[@]}" --in-flight-limit 2 | sed 's/^/    /'
+echo "  spread over three replicas of the server reading one API (bench-load --replicas 3):"
+echo "    each with its own ledger:"
+load --replicas 3 --phase at-once:200 --phase over:2000:20 -- "${limited[@]}" --in-flight-limit 2 | sed 's/^/      /'
+echo "    their ledger shared through redis-server (--share):"
+load --replicas 3 --share --phase at-once:200 --phase over:2000:20 -- "${limited[@]}" --in-flight-limit 2 | sed 's/^/      /'
 echo "  while the API answers 200 (no quota to speak of): the screens, then the plain fetch:"
 open=(--quota 1000000 --window-s 1 --first-window open --api-latency-ms 20)
 load --phase over:1000:10 -- "${open[@]}" | sed 's/^/    screens: /'

@@ -86,25 +86,33 @@ fn the_contracts_outcome_table_is_what_the_user_reads() {
     }
 }
 
-/// The README's server excerpt is the SSR example's own code, which the test command compiles:
-/// each of its lines is there, in the same order.
+/// The README's server excerpts are the SSR example's own code, which the test command
+/// compiles: each line of each is there, in the same order.
 #[test]
-fn the_readmes_server_excerpt_is_the_examples_code() {
+fn the_readmes_server_excerpts_are_the_examples_code() {
     let section = README
         .split("## Data from the server")
         .nth(1)
+        .and_then(|s| s.split("\n## ").next())
         .expect("the README has its section");
-    let excerpt = section
+    let excerpts: Vec<&str> = section
         .split("```rust,ignore\n")
-        .nth(1)
-        .and_then(|rest| rest.split("```").next())
-        .expect("the section has its excerpt");
+        .skip(1)
+        .filter_map(|rest| rest.split("```").next())
+        .collect();
+    assert_eq!(
+        excerpts.len(),
+        2,
+        "the server, and sharing its ledger through Redis"
+    );
     let example = include_str!("../examples/ssr/src/main.rs");
-    let mut lines = example.lines().map(str::trim);
-    for wanted in excerpt.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        assert!(
-            lines.any(|line| line == wanted),
-            "{wanted:?} is not in examples/ssr/src/main.rs (in this order)"
-        );
+    for excerpt in excerpts {
+        let mut lines = example.lines().map(str::trim);
+        for wanted in excerpt.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            assert!(
+                lines.any(|line| line == wanted),
+                "{wanted:?} is not in examples/ssr/src/main.rs (in this order)"
+            );
+        }
     }
 }

@@ -8,8 +8,14 @@
 //!
 //! ```text
 //! bench-load --server PATH --site DIR [--path /] [--phase at-once:N | --phase over:N:SECONDS]...
-//!            [--check --limit N --allowance-ms MS] [-- SERVER ARGS...]
+//!            [--replicas N [--share]] [--check --limit N --allowance-ms MS] [-- SERVER ARGS...]
 //! ```
+//!
+//! With `--replicas N`, the server started with SERVER ARGS serves only as the API, and N
+//! replicas, given the same SERVER ARGS, read it (`--api`), the renders sent to each in turn; with `--share` they share
+//! their ledger through a `redis-server` it starts (`--redis`). It then prints also the 429s per
+//! block (refusals grouped by the moment their `Retry-After` ends) and the requests per
+//! loaded read.
 //!
 //! With `--check` it fails (exit 1) where a rule breaks: a render not answered 200, a render
 //! longer than the allowance, more than `--limit` requests at the API at once, or a request
@@ -35,26 +41,26 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    let mut server = Command::new(&args.server)
-        .args(["--stop-after", "600"])
-        .args(&args.server_args)
-        .env("LEPTOS_OUTPUT_NAME", "palette_list_ssr")
-        .env("LEPTOS_SITE_ROOT", &args.site)
-        .env("LEPTOS_SITE_ADDR", "127.0.0.1:0")
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", args.server));
-    let mut lines = BufReader::new(server.stdout.take().expect("piped")).lines();
-    let url = loop {
-        match lines.next_line().await {
-            Ok(Some(line)) => {
-                if let Some(url) = line.strip_prefix("listening on ") {
-                    break url.to_owned();
-                }
-            }
-            _ => panic!("the server stopped before it listened"),
+    let (server, url) = start(&args, &args.server_args).await;
+    let redis = match args.share {
+        true => Some(start_redis().await),
+        false => None,
+    };
+    let mut replicas = Vec::new();
+    for _ in 0..args.replicas {
+        let mut with = args.server_args.clone();
+        with.extend(["--api".to_owned(), url.clone()]);
+        if let Some((_, redis)) = &redis {
+            with.extend(["--redis".to_owned(), redis.clone()]);
         }
+        replicas.push(start(&args, &with).await);
+    }
+    let targets: Vec<String> = match replicas.is_empty() {
+        true => vec![format!("{url}{}", args.path)],
+        false => replicas
+            .iter()
+            .map(|(_, r)| format!("{r}{}", args.path))
+            .collect(),
     };
     // Bounded: a render that has not answered in 30 s counts as failed.
     let http = reqwest::Client::builder()
@@ -64,13 +70,14 @@ async fn main() {
     let mut broken = Vec::new();
     let mut seen = 0;
     for phase in &args.phases {
-        let times = phase.run(&http, &format!("{url}{}", args.path)).await;
+        let times = phase.run(&http, &targets).await;
         // Whatever the renders left running at the API ends within its latency.
         tokio::time::sleep(Duration::from_millis(500)).await;
         let log = json(&http, &format!("{url}/api/log")).await;
         let log = log.as_array().cloned().unwrap_or_default();
         let stats = json(&http, &format!("{url}/api/stats")).await;
-        let ledger = json(&http, &format!("{url}/stats")).await;
+        let ledger_of = replicas.first().map_or(&url, |(_, r)| r);
+        let ledger = json(&http, &format!("{ledger_of}/stats")).await;
         let report = Report::of(&times, &log[seen..], &log, &stats, &ledger);
         seen = log.len();
         println!("{phase}: {report}");
@@ -78,7 +85,7 @@ async fn main() {
             broken.extend(report.broken(&args, phase));
         }
     }
-    drop(server);
+    drop((server, replicas, redis));
     if !broken.is_empty() {
         for b in &broken {
             eprintln!("bench-load: {b}");
@@ -96,6 +103,8 @@ struct Args {
     check: bool,
     limit: Option<u64>,
     allowance: Option<Duration>,
+    replicas: u32,
+    share: bool,
     server_args: Vec<String>,
 }
 
@@ -109,6 +118,8 @@ impl Args {
             check: false,
             limit: None,
             allowance: None,
+            replicas: 0,
+            share: false,
             server_args: Vec::new(),
         };
         while let Some(flag) = words.next() {
@@ -118,6 +129,10 @@ impl Args {
             }
             if flag == "--check" {
                 args.check = true;
+                continue;
+            }
+            if flag == "--share" {
+                args.share = true;
                 continue;
             }
             let value = words
@@ -135,11 +150,18 @@ impl Args {
                 "--phase" => args.phases.push(Phase::parse(&value)?),
                 "--limit" => args.limit = Some(number()?),
                 "--allowance-ms" => args.allowance = Some(Duration::from_millis(number()?)),
+                "--replicas" => {
+                    args.replicas = u32::try_from(number()?)
+                        .map_err(|_| format!("{flag} {value:?}: too many"))?
+                }
                 other => return Err(format!("unknown argument {other:?}")),
             }
         }
         if args.server.is_empty() || args.site.is_empty() || args.phases.is_empty() {
             return Err("give --server, --site and at least one --phase".into());
+        }
+        if args.share && args.replicas == 0 {
+            return Err("--share shares the ledger of --replicas: give both".into());
         }
         Ok(args)
     }
@@ -170,8 +192,9 @@ impl Phase {
         }
     }
 
-    /// Sends the phase's renders; each one's time to its full HTML, or its failure.
-    async fn run(&self, http: &reqwest::Client, url: &str) -> Vec<Result<Duration, String>> {
+    /// Sends the phase's renders to `urls` in turn; each one's time to its full HTML, or its
+    /// failure.
+    async fn run(&self, http: &reqwest::Client, urls: &[String]) -> Vec<Result<Duration, String>> {
         let (n, spread) = match *self {
             Phase::AtOnce(n) => (n, Duration::ZERO),
             Phase::Over(n, over) => (n, over / n.max(1)),
@@ -180,7 +203,7 @@ impl Phase {
         let renders: Vec<_> = (0..n)
             .map(|i| {
                 let http = http.clone();
-                let url = url.to_owned();
+                let url = urls[i as usize % urls.len()].clone();
                 let at = started + spread * i;
                 tokio::spawn(async move {
                     tokio::time::sleep_until(at).await;
@@ -203,6 +226,57 @@ impl std::fmt::Display for Phase {
             Phase::Over(n, over) => write!(f, "{n} renders over {} s", over.as_secs()),
         }
     }
+}
+
+/// A server of the example with `with` after `--stop-after`, on a free loopback port: the
+/// process (stopped when dropped) and its URL.
+async fn start(args: &Args, with: &[String]) -> (tokio::process::Child, String) {
+    let mut server = Command::new(&args.server)
+        .args(["--stop-after", "600"])
+        .args(with)
+        .env("LEPTOS_OUTPUT_NAME", "palette_list_ssr")
+        .env("LEPTOS_SITE_ROOT", &args.site)
+        .env("LEPTOS_SITE_ADDR", "127.0.0.1:0")
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", args.server));
+    let mut lines = BufReader::new(server.stdout.take().expect("piped")).lines();
+    loop {
+        match lines.next_line().await {
+            Ok(Some(line)) => {
+                if let Some(url) = line.strip_prefix("listening on ") {
+                    return (server, url.to_owned());
+                }
+            }
+            _ => panic!("the server stopped before it listened"),
+        }
+    }
+}
+
+/// Debian's `redis-server` on a free loopback port, saving nothing: the process (stopped when
+/// dropped) and its URL, once it listens.
+async fn start_redis() -> (tokio::process::Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let child = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("redis-server is installed (scripts/install.sh)");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(Instant::now() < deadline, "redis-server did not listen");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    (child, format!("redis://127.0.0.1:{port}/"))
 }
 
 /// One render: the page read to its last byte.
@@ -237,6 +311,8 @@ struct Report {
     longest: Duration,
     statuses: Vec<(u64, usize)>,
     during_block: usize,
+    per_block: f64,
+    per_loaded: f64,
     in_flight_max: u64,
     rss_kb: u64,
     known_scopes: u64,
@@ -269,7 +345,15 @@ impl Report {
             }
         }
         statuses.sort();
+        let count = |status: u64| {
+            (statuses.iter())
+                .find(|(s, _)| *s == status)
+                .map_or(0, |(_, n)| *n)
+        };
+        let sent: usize = statuses.iter().map(|(_, n)| n).sum();
         Report {
+            per_block: count(429) as f64 / blocks(phase_log).max(1) as f64,
+            per_loaded: sent as f64 / count(200) as f64,
             renders: times.len(),
             failed: times.iter().filter_map(|t| t.clone().err()).collect(),
             p50: at(0.5),
@@ -325,7 +409,8 @@ impl std::fmt::Display for Report {
         write!(
             f,
             "{} renders ({} failed), to the full HTML p50 {} ms, p99 {} ms, longest {} ms; \
-             the API saw from the server {}, at most {} at once, {} during a block; \
+             the API saw from the server {}, at most {} at once, {} during a block \
+             ({:.1} 429s per block, {:.2} requests per loaded read); \
              the server holds {} kB resident, its ledger {} scopes",
             self.renders,
             self.failed.len(),
@@ -339,6 +424,8 @@ impl std::fmt::Display for Report {
             },
             self.in_flight_max,
             self.during_block,
+            self.per_block,
+            self.per_loaded,
             self.rss_kb,
             self.known_scopes,
         )
@@ -367,4 +454,17 @@ fn during_block(phase_log: &[Value], log: &[Value]) -> usize {
             blocks.iter().any(|(from, to)| *from < at && at < *to)
         })
         .count()
+}
+
+/// How many blocks the phase's refusals fall into: the API's windows that refused, each
+/// named by its end (`block_end_ms`, the same for every refusal in one window).
+fn blocks(phase_log: &[Value]) -> usize {
+    let mut ends: Vec<u64> = phase_log
+        .iter()
+        .filter(|e| e["status"] == 429 && e["from"] == "server")
+        .filter_map(|e| e["block_end_ms"].as_u64())
+        .collect();
+    ends.sort_unstable();
+    ends.dedup();
+    ends.len()
 }

@@ -8,7 +8,8 @@
 //!   app's key (`as_expected`, `missing` or `other`, never the key itself), who sent it (`from`:
 //!   `browser`, which names itself in `User-Agent`, or `server`, the renders' client, which
 //!   does not), when it arrived and was answered (`at_ms`, `answered_ms`, since the API
-//!   started) and a `429`'s `retry_after` in seconds.
+//!   started), a `429`'s `retry_after` in seconds, and when its window ends (`block_end_ms`,
+//!   the same for every refusal in one window).
 //! - `GET /api/stats`: the most requests the API held at once (`in_flight_max`) and the
 //!   server process's resident memory (`rss_kb`).
 //!
@@ -123,6 +124,7 @@ async fn palettes(
         Some(_) => "other",
     };
     let collection = asked.collection.unwrap_or_default();
+    let mut block_end = None;
     // An unknown collection is refused before the limit is asked: it spends no quota.
     let response = match palettes_of(&collection) {
         None => (
@@ -133,6 +135,7 @@ async fn palettes(
         Some(palettes) => match api.limit.lock().unwrap().admit(Instant::now()) {
             Ok(()) => Json(palettes).into_response(),
             Err(wait) => {
+                block_end = Some((api.started.elapsed() + wait).as_millis());
                 let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
                 (
                     StatusCode::TOO_MANY_REQUESTS,
@@ -154,6 +157,7 @@ async fn palettes(
         "at_ms": arrived.as_millis(),
         "answered_ms": api.started.elapsed().as_millis(),
         "retry_after": retry_after,
+        "block_end_ms": block_end,
     }));
     api.in_flight.fetch_sub(1, Ordering::SeqCst);
     response

@@ -51,7 +51,10 @@ async fn main() {
     // Replicas share their renders' ledger through Redis: a 429 one meets holds back the
     // others. Redis away (at start or later), each reads with its own, as the share says.
     if let Some(url) = &args.redis {
-        match RedisShare::open(url, ShareOptions::new()) {
+        // 250 ms rather than the default 100: a test machine busy with three replicas and a
+        // browser may keep Redis's answer that long, and a render waits at most this.
+        let options = ShareOptions::new().with_timeout(Duration::from_millis(250));
+        match RedisShare::open(url, options) {
             Ok(share) => {
                 let _ = share.connect().await;
                 let _ = client.share_with(share);
