@@ -1005,12 +1005,17 @@ fn only_a_429_with_a_usable_hint_blocks_the_scope() {
 
 // Jitter: only where the client chooses the wait, never shorter, always within the budget.
 
-/// The wait an action plans after a 429 with no hint, started with `seed`: (wait, jitter).
-fn fallback_wait(policy: &RetryPolicy, seed: u64) -> (Duration, Duration) {
+/// The wait an action started with `seed` plans after `answer` at 1 s: (wait, jitter, why),
+/// the jitter as its trace gives it.
+fn planned_wait(
+    policy: &RetryPolicy,
+    seed: u64,
+    answer: &Response,
+) -> (Duration, Duration, WaitReason) {
     let mut a = ReadAction::start_under(T0, policy.clone(), None, None, seed).unwrap();
     a.poll_action();
-    a.handle_response(T0 + s(1), &Response::new(429), None);
-    let Some(Step::Wait { until, .. }) = a.poll_action() else {
+    a.handle_response(T0 + s(1), answer, None);
+    let Some(Step::Wait { until, reason }) = a.poll_action() else {
         panic!("a wait: {:?}", a.trace())
     };
     let jitter = a
@@ -1024,7 +1029,13 @@ fn fallback_wait(policy: &RetryPolicy, seed: u64) -> (Duration, Duration) {
             _ => None,
         })
         .unwrap();
-    (until - T0 - s(1), jitter)
+    (until - T0 - s(1), jitter, reason)
+}
+
+/// The wait an action plans after a 429 with no hint, started with `seed`: (wait, jitter).
+fn fallback_wait(policy: &RetryPolicy, seed: u64) -> (Duration, Duration) {
+    let (wait, jitter, _) = planned_wait(policy, seed, &Response::new(429));
+    (wait, jitter)
 }
 
 #[test]
@@ -1179,24 +1190,12 @@ fn reads_held_back_together_are_released_apart() {
 // Jitter after a server's delay: opt-in, at or after the server's moment, inside the budget.
 
 /// The wait an action plans after a 429 with `Retry-After: 3` at 1 s, started with `seed`:
-/// (wait, jitter), as its trace has them.
+/// (wait, jitter).
 fn server_wait(policy: &RetryPolicy, seed: u64) -> (Duration, Duration) {
-    let mut a = ReadAction::start_under(T0, policy.clone(), None, None, seed).unwrap();
-    a.poll_action();
-    a.handle_response(T0 + s(1), &Response::new(429).retry_after("3"), None);
-    let Some(Step::Wait { until, reason }) = a.poll_action() else {
-        panic!("a wait: {:?}", a.trace())
-    };
+    let answer = Response::new(429).retry_after("3");
+    let (wait, jitter, reason) = planned_wait(policy, seed, &answer);
     assert_eq!(reason, WaitReason::ServerDelay(s(3)));
-    let jitter = a
-        .trace()
-        .iter()
-        .find_map(|e| match e.event {
-            Event::WaitPlanned { jitter, .. } => Some(jitter),
-            _ => None,
-        })
-        .unwrap();
-    (until - T0 - s(1), jitter)
+    (wait, jitter)
 }
 
 #[test]
