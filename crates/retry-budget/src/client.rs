@@ -324,6 +324,14 @@ impl Client {
         true
     }
 
+    /// `scope`'s retry purse holds `left` thousandths of a token, as learned from
+    /// elsewhere (the other processes reading the same quota, through a store they share):
+    /// kept, within the purse's size, and read by the next answer on the scope. Returns whether
+    /// the scope has a purse (its policy's retry tokens).
+    pub fn handle_purse(&mut self, scope: &str, left: u32) -> bool {
+        self.ledger.set_purse(scope, left)
+    }
+
     /// What the driver must do next, once; `None` when there is nothing new.
     pub fn poll_event(&mut self) -> Option<ClientEvent> {
         (!self.events.is_empty()).then(|| self.events.remove(0))

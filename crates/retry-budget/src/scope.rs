@@ -57,7 +57,18 @@ pub struct RetryPurse {
 }
 
 impl RetryPurse {
-    const TOKEN: u32 = 1000;
+    /// One token, in the thousandths a purse counts.
+    pub const TOKEN: u32 = 1000;
+
+    /// The most a purse holds, in thousandths: its size, full.
+    pub const fn full(&self) -> u32 {
+        self.tokens.max.saturating_mul(Self::TOKEN)
+    }
+
+    /// What one success earns back, in thousandths.
+    pub const fn refill(&self) -> u32 {
+        self.tokens.refill_percent.saturating_mul(Self::TOKEN / 100)
+    }
 
     /// Whether a whole token is left for one retry.
     pub const fn has_token(&self) -> bool {
@@ -203,9 +214,12 @@ impl ScopeLedger {
             });
         }
         state.policy = policy;
-        state.retry_purse = policy.retry_tokens().map(|tokens| RetryPurse {
-            left: tokens.max.saturating_mul(RetryPurse::TOKEN),
-            tokens,
+        state.retry_purse = policy.retry_tokens().map(|tokens| {
+            let empty = RetryPurse { left: 0, tokens };
+            RetryPurse {
+                left: empty.full(),
+                tokens,
+            }
         });
         Ok(())
     }
@@ -233,9 +247,20 @@ impl ScopeLedger {
     /// A 2xx arrived on `scope`: its purse, if it has one, earns back its refill.
     pub(crate) fn refill(&mut self, scope: &str) {
         if let Some(purse) = self.entry(scope).retry_purse.as_mut() {
-            let most = purse.tokens.max.saturating_mul(RetryPurse::TOKEN);
-            let earned = purse.tokens.refill_percent * (RetryPurse::TOKEN / 100);
-            purse.left = purse.left.saturating_add(earned).min(most);
+            purse.left = purse.left.saturating_add(purse.refill()).min(purse.full());
+        }
+    }
+
+    /// `scope`'s purse holds `left` thousandths of a token, as learned elsewhere (the other
+    /// processes reading the same quota): kept, within the purse's size. `false` for a scope
+    /// whose policy has no retry tokens.
+    pub(crate) fn set_purse(&mut self, scope: &str, left: u32) -> bool {
+        match self.entry(scope).retry_purse.as_mut() {
+            Some(purse) => {
+                purse.left = left.min(purse.full());
+                true
+            }
+            None => false,
         }
     }
 

@@ -1741,6 +1741,34 @@ fn with_its_one_token_spent_a_read_stops_at_its_second_429() {
     );
 }
 
+#[test]
+fn a_purse_learned_elsewhere_decides_the_next_retry_within_the_purses_size() {
+    let mut client = Client::new();
+    // A scope without retry tokens has no purse to set.
+    assert!(!client.handle_purse(API, 1000));
+    let two = ScopePolicy::new().with_retry_tokens(RetryTokens::new(2, 10));
+    client.handle_scope_policy(API, two).unwrap();
+    // Another process spent the shared purse down to less than a token: no retry here either.
+    assert!(client.handle_purse(API, 999));
+    let read = client.handle_start(T0, API, RetryPolicy::new(), 0).unwrap();
+    client.handle_response(T0 + s(1), read, &Response::new(429), None, Ok(()));
+    let r = client.read(read).unwrap().report().unwrap().clone();
+    assert_eq!(
+        r.outcome,
+        Outcome::BudgetExhausted(Overrun::Scope(HeldBy::RetryTokens))
+    );
+    // Told of a whole token, a read retries, and spends it; never more than the purse's size.
+    client.handle_purse(API, 1000);
+    let next = client
+        .handle_start(T0 + s(1), API, RetryPolicy::new(), 0)
+        .unwrap();
+    client.handle_response(T0 + s(2), next, &Response::new(429), None, Ok(()));
+    assert!(matches!(last_step(&mut client, next), Step::Wait { .. }));
+    assert_eq!(client.scope_state(API).retry_purse.unwrap().left, 0);
+    client.handle_purse(API, 9_000);
+    assert_eq!(client.scope_state(API).retry_purse.unwrap().left, 2_000);
+}
+
 /// The settings themselves are refused by `ScopePolicy::validate` (its own tests, with their
 /// words); here, a client given one.
 #[test]
