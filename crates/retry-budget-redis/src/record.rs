@@ -1,6 +1,7 @@
 //! A scope's block as Redis holds it: the key, named after the scope (never a secret), whose
 //! time to live is what remains of the block, so that no two machines' clocks are compared;
-//! its value, the delay the service gave and why, as `"<asked ms> <429|quota>"`.
+//! its value, the delay the service gave and why, as `"<asked ms> <429|quota>"`. And a scope's
+//! retry purse: a key of its own holding the thousandths of a token left.
 
 use std::time::Duration;
 
@@ -23,6 +24,27 @@ return 0
 /// round trip.
 pub(crate) const READ: &str = r"
 return {redis.call('PTTL', KEYS[1]), redis.call('GET', KEYS[1])}
+";
+
+/// Takes one token (1,000 thousandths) from the purse on `KEYS[1]`, full at `ARGV[1]`
+/// thousandths when first used, in one round trip: `{1, left}` if taken, `{0, left}` if not.
+pub(crate) const TAKE: &str = r"
+local left = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])
+if left >= 1000 then
+  left = left - 1000
+  redis.call('SET', KEYS[1], left)
+  return {1, left}
+end
+redis.call('SET', KEYS[1], left)
+return {0, left}
+";
+
+/// Puts `ARGV[2]` thousandths back into the purse on `KEYS[1]`, never past its `ARGV[1]`.
+pub(crate) const GIVE: &str = r"
+local full = tonumber(ARGV[1])
+local left = math.min(full, tonumber(redis.call('GET', KEYS[1]) or full) + tonumber(ARGV[2]))
+redis.call('SET', KEYS[1], left)
+return left
 ";
 
 /// The value of `block`.

@@ -1,4 +1,5 @@
-//! [`RedisShare`]: the processes reading one quota share their blocks through Redis. One
+//! [`RedisShare`]: the processes reading one quota share their blocks, and their scopes'
+//! retry purses, through Redis. One
 //! multiplexed connection per process; every call bounded by a short timeout. While Redis is
 //! away the process reads with its own ledger (a block it learns holds locally until its end,
 //! as always), says so once, and keeps what it learns; once Redis answers again it says so
@@ -12,7 +13,8 @@ use std::time::Duration;
 
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Script};
-use retry_budget_tokio::{LedgerShare, SharedBlock};
+use retry_budget::RetryPurse;
+use retry_budget_tokio::{LedgerShare, SharedBlock, Taken};
 use tokio::time::Instant;
 
 use crate::error::RedisShareError;
@@ -110,6 +112,8 @@ struct Inner {
     options: ShareOptions,
     grow: Script,
     read: Script,
+    take: Script,
+    give: Script,
     connection: tokio::sync::Mutex<Option<MultiplexedConnection>>,
     state: Mutex<State>,
     on_status: OnceLock<Tell>,
@@ -149,6 +153,8 @@ impl RedisShare {
                 options,
                 grow: Script::new(record::GROW),
                 read: Script::new(record::READ),
+                take: Script::new(record::TAKE),
+                give: Script::new(record::GIVE),
                 connection: tokio::sync::Mutex::new(None),
                 state: Mutex::new(State::default()),
                 on_status: OnceLock::new(),
@@ -335,6 +341,10 @@ impl Inner {
         format!("{}retry-budget:block:{scope}", self.options.prefix)
     }
 
+    fn purse_key(&self, scope: &str) -> String {
+        format!("{}retry-budget:purse:{scope}", self.options.prefix)
+    }
+
     async fn write(
         self: &Arc<Self>,
         scope: &str,
@@ -386,5 +396,43 @@ impl LedgerShare for RedisShare {
                 .ok()?;
             record::read(left, value.as_deref())
         })
+    }
+
+    fn take_token<'a>(
+        &'a self,
+        scope: &'a str,
+        purse: RetryPurse,
+    ) -> Pin<Box<dyn Future<Output = Option<Taken>> + Send + 'a>> {
+        Box::pin(async move {
+            if self.inner.state().away {
+                return None;
+            }
+            let full = purse.full().to_string();
+            let (took, left): (i64, i64) = self
+                .inner
+                .invoke(&self.inner.take, &self.inner.purse_key(scope), &[&full])
+                .await
+                .ok()?;
+            Some(Taken {
+                took: took == 1,
+                left: u32::try_from(left).ok()?,
+            })
+        })
+    }
+
+    fn give_back(&self, scope: &str, thousandths: u32, purse: RetryPurse) {
+        // While Redis is away a refill is this process's alone: the shared purse is as the
+        // others left it.
+        if self.inner.state().away || thousandths == 0 {
+            return;
+        }
+        let inner = self.inner.clone();
+        let key = inner.purse_key(scope);
+        tokio::spawn(async move {
+            let args = [purse.full().to_string(), thousandths.to_string()];
+            let _ = inner
+                .invoke::<i64>(&inner.give, &key, &[&args[0], &args[1]])
+                .await;
+        });
     }
 }

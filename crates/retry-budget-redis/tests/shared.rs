@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use retry_budget::request::ReadRequest;
-use retry_budget::{parse_json, RetryPolicy};
+use retry_budget::{parse_json, HeldBy, Outcome, Overrun, RetryPolicy, RetryTokens, ScopePolicy};
 use retry_budget_redis::{RedisShare, RedisShareError, ShareOptions, ShareStatus};
 use retry_budget_tokio::{AllowedOrigins, Client, ReadError, Served};
 use serde_json::Value;
@@ -19,7 +19,15 @@ const FIXTURE: &str = r##"{
   "policy": { "budget_s": 20, "max_attempts": 3, "attempt_cap_s": 4, "retry_statuses": [429],
               "min_wait_s": 1, "fallback_waits_s": [2] },
   "request": { "method": "GET", "path": "/palettes", "query": { "collection": "coast" } },
-  "cases": [],
+  "cases": [
+    { "id": "refusing", "attempts": [
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "0" } },
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "0" } },
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "0" } },
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "0" } },
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "0" } },
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "0" } } ] }
+  ],
   "bodies": { "coast": { "collection": "coast", "palettes": [ { "id": "a", "name": "A", "colors": ["#000000"] } ] } }
 }"##;
 
@@ -315,4 +323,59 @@ async fn a_slow_redis_costs_a_read_at_most_its_timeout_and_is_said_once() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     until_written(&redis.url()).await;
+}
+
+/// A run of the scenario API's `refusing` case (every answer a 429 with `Retry-After: 0`) on
+/// a server of its own: (origin, the run's palettes URL, the run's report URL).
+async fn refusing_run() -> (String, String, String) {
+    let (origin, _) = spent_limit(3).await;
+    let made = reqwest::Client::new()
+        .post(format!("{origin}/runs?scenario=refusing"))
+        .send()
+        .await
+        .unwrap();
+    let made: Value = serde_json::from_slice(&made.bytes().await.unwrap()).unwrap();
+    let base = format!("{origin}{}", made["base"].as_str().unwrap());
+    (origin, format!("{base}/palettes?collection=coast"), base)
+}
+
+/// How many requests reached a run.
+async fn run_requests(report: &str) -> usize {
+    let log = reqwest::Client::new().get(report).send().await.unwrap();
+    let log: Value = serde_json::from_slice(&log.bytes().await.unwrap()).unwrap();
+    log["requests"].as_array().unwrap().len()
+}
+
+/// Two processes, each giving the API's scope one retry token (a tenth back per success),
+/// each reading the refusing run once, one after the other: the requests that reached it.
+async fn two_reads_on_one_token(share: Option<&str>) -> usize {
+    let (origin, palettes, report) = refusing_run().await;
+    for _ in 0..2 {
+        let (client, _) = process(&origin, share).await;
+        let one = ScopePolicy::new().with_retry_tokens(RetryTokens::new(1, 10));
+        client.scope_policy(&origin, one).unwrap();
+        let request = ReadRequest::get(palettes.clone());
+        match client
+            .read(&request, RetryPolicy::new(), parse_json::<Value>)
+            .await
+        {
+            Err(ReadError::Stopped { report, .. }) => assert_eq!(
+                report.outcome,
+                Outcome::BudgetExhausted(Overrun::Scope(HeldBy::RetryTokens)),
+                "{report:?}"
+            ),
+            other => panic!("stopped for want of a token: {other:?}"),
+        }
+    }
+    run_requests(&report).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_processes_retry_no_more_than_the_purse_they_share_allows() {
+    // Each alone: both spend their own token, 2 requests each.
+    assert_eq!(two_reads_on_one_token(None).await, 4);
+    // Sharing: the first process takes the one token for its retry; the second finds the
+    // shared purse empty, and its first 429 stops it.
+    let redis = Redis::start().await;
+    assert_eq!(two_reads_on_one_token(Some(&redis.url())).await, 3);
 }

@@ -10,8 +10,9 @@ use std::time::{Duration, SystemTime};
 
 use retry_budget::request::ReadRequest;
 use retry_budget::{
-    BodyProblem, ClientEvent, HandOver, Outcome, PolicyError, ReadId, RetryPolicy, ScopePolicy,
-    ScopePolicyError, ScopeState, Step, StopReport, TraceEvent, TransportFailure,
+    BodyProblem, ClientEvent, HandOver, Outcome, Phase, PolicyError, ReadId, RetryPolicy,
+    RetryPurse, ScopePolicy, ScopePolicyError, ScopeState, Step, StopReport, TraceEvent,
+    TransportFailure,
 };
 use tokio::sync::{mpsc, Notify};
 use tokio::time::Instant;
@@ -215,7 +216,7 @@ impl Client {
                 Step::StartAttempt { .. } => {
                     tokio::select! {
                         answer = attempt::send(&self.shared.http, request, limit, &parse) => {
-                            data = self.shared.answer(read, answer);
+                            data = self.answer(&scope, read, answer).await;
                             step = next_step(&mut next).await;
                         }
                         // The attempt's cap ran out (or the read stopped otherwise): the
@@ -254,6 +255,45 @@ impl Client {
                 }
             }
         }
+    }
+}
+
+impl Client {
+    /// The answer to `read`'s attempt, on `scope`. Where the process shares its ledger and the
+    /// scope has retry tokens, a retryable refusal's retry is paid from the purse every process
+    /// shares: a token is taken in the store before the core hears the answer, so that the
+    /// core's choice is the processes' together, and given back if the read does not retry; a
+    /// success's refill goes to the shared purse too.
+    async fn answer<T>(&self, scope: &str, read: ReadId, answer: Answer<T>) -> Option<T> {
+        let shared = self.shared.share.get().zip(self.shared.purse(scope));
+        let status = match &answer {
+            Answer::Response(response, _) => Some(response.status),
+            Answer::Failed => None,
+        };
+        let mut taken = false;
+        if let (Some((share, purse)), Some(status)) = (shared, status) {
+            if self.shared.retryable(read, status) {
+                if let Some(t) = share.take_token(scope, purse).await {
+                    // The core spends a whole token for the retry it plans: it holds the one
+                    // taken, on top of what the store has left.
+                    let left = t.left + if t.took { RetryPurse::TOKEN } else { 0 };
+                    self.shared.input(|c, _| {
+                        c.handle_purse(scope, left);
+                    });
+                    taken = t.took;
+                }
+            }
+        }
+        let data = self.shared.answer(read, answer);
+        if let Some((share, purse)) = shared {
+            if taken && !self.shared.retries(read) {
+                share.give_back(scope, RetryPurse::TOKEN, purse);
+            }
+            if status.is_some_and(|s| (200..300).contains(&s)) {
+                share.give_back(scope, purse.refill(), purse);
+            }
+        }
+        data
     }
 }
 
@@ -352,6 +392,23 @@ impl Shared {
                 None
             }
         }
+    }
+
+    /// `scope`'s retry purse, where its policy has one.
+    fn purse(&self, scope: &str) -> Option<RetryPurse> {
+        self.lock().client.scope_state(scope).retry_purse
+    }
+
+    /// Whether `read`'s policy retries an answer of `status`.
+    fn retryable(&self, read: ReadId, status: u16) -> bool {
+        let core = self.lock();
+        (core.client.read(read)).is_some_and(|a| a.policy().retry_statuses().contains(status))
+    }
+
+    /// Whether `read` goes on after its last answer (so it retries).
+    fn retries(&self, read: ReadId) -> bool {
+        let core = self.lock();
+        (core.client.read(read)).is_some_and(|a| !matches!(a.phase(), Phase::Stopped))
     }
 
     /// Hands `read` over while it waits, with its trace: it leaves the core without a stop.

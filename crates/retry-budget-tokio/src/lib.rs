@@ -21,4 +21,4 @@ mod share;
 pub use client::{Client, Loaded, Served};
 pub use error::{OriginError, ReadError};
 pub use origins::AllowedOrigins;
-pub use share::{LedgerShare, SharedBlock};
+pub use share::{LedgerShare, SharedBlock, Taken};

@@ -1,7 +1,8 @@
 //! Where one process's ledger meets the other processes' reading the same quota (opt-in,
 //! [`Client::share_with`](crate::Client::share_with)): each block this process learns is
 //! published as it is learned, and each read asks for the others' block on its scope before it
-//! starts. Times cross processes as what remains of a block, so no two machines' clocks are
+//! starts. Where a scope has retry tokens, a refusal's retry is paid from the purse they all
+//! share, taken before the core hears the answer. Times cross processes as what remains of a block, so no two machines' clocks are
 //! ever compared. A share that cannot reach its store answers nothing: the process reads with
 //! its own ledger meanwhile.
 
@@ -9,7 +10,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use retry_budget::{BlockCause, ScopeBlock};
+use retry_budget::{BlockCause, RetryPurse, ScopeBlock};
 
 /// What one process tells the others of a scope's block, and hears from them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +44,17 @@ impl SharedBlock {
     }
 }
 
-/// A store the processes reading one quota share their blocks through (such as Redis).
+/// What taking a retry token from a shared purse came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Taken {
+    /// Whether a whole token was there, and was taken.
+    pub took: bool,
+    /// What the purse holds after, in thousandths of a token.
+    pub left: u32,
+}
+
+/// A store the processes reading one quota share their blocks through (such as Redis), and
+/// their scopes' retry purses.
 pub trait LedgerShare: Send + Sync + 'static {
     /// `scope` is blocked as `block` says: tell the other processes. It returns at once (the
     /// store is reached from a task of the share's own), and a block the store cannot take
@@ -57,6 +68,24 @@ pub trait LedgerShare: Send + Sync + 'static {
         &'a self,
         scope: &'a str,
     ) -> Pin<Box<dyn Future<Output = Option<SharedBlock>> + Send + 'a>>;
+
+    /// Takes one retry token from `scope`'s purse, which every process shares (`purse` gives
+    /// its size; full when first used). `None` where the store cannot answer within the
+    /// share's timeout, or keeps no purses (the default): the process's own purse decides.
+    fn take_token<'a>(
+        &'a self,
+        scope: &'a str,
+        purse: RetryPurse,
+    ) -> Pin<Box<dyn Future<Output = Option<Taken>> + Send + 'a>> {
+        let _ = (scope, purse);
+        Box::pin(std::future::ready(None))
+    }
+
+    /// Puts `thousandths` of a token back into `scope`'s shared purse, within its size: a
+    /// success's refill, or a token taken for a retry that did not happen. Returns at once.
+    fn give_back(&self, scope: &str, thousandths: u32, purse: RetryPurse) {
+        let _ = (scope, thousandths, purse);
+    }
 }
 
 #[cfg(test)]
