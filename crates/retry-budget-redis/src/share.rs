@@ -245,20 +245,24 @@ impl Inner {
         key: &str,
         args: &[&str],
     ) -> Result<T, RedisShareError> {
-        let result = async {
+        // One timeout for the whole call, the wait for the connection included: calls that
+        // queue behind a slow connect are bounded each, not one after another.
+        let call = async {
             let mut c = self.connection().await?;
             let mut call = script.key(key);
             for a in args {
                 call.arg(*a);
             }
-            tokio::time::timeout(self.options.timeout, call.invoke_async(&mut c))
-                .await
-                .map_err(|_| self.timeout())?
-                .map_err(|e| self.failed(&e))
-        }
-        .await;
+            call.invoke_async(&mut c).await.map_err(|e| self.failed(&e))
+        };
+        let result = tokio::time::timeout(self.options.timeout, call)
+            .await
+            .unwrap_or_else(|_| Err(self.timeout()));
         if let Err(e) = &result {
-            *self.connection.lock().await = None;
+            // Whoever holds the slot is making a new connection already.
+            if let Ok(mut slot) = self.connection.try_lock() {
+                *slot = None;
+            }
             self.away(e.clone());
         }
         result

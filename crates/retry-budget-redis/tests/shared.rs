@@ -294,17 +294,26 @@ async fn a_slow_redis_costs_a_read_at_most_its_timeout_and_is_said_once() {
         .query_async(&mut pauser)
         .await
         .unwrap();
-    // Two renders at once: each waits for Redis no longer than the 100 ms timeout, then reads
+    // Ten renders at once: each waits for Redis no longer than the 100 ms timeout, then reads
     // with the process's own ledger; the process says once that Redis is away.
     let started = Instant::now();
-    let (one, two) = tokio::join!(render(&b, &base), render(&b, &base));
+    let renders: Vec<_> = (0..10)
+        .map(|_| {
+            let (b, base) = (b.clone(), base.clone());
+            tokio::spawn(async move { render(&b, &base).await })
+        })
+        .collect();
+    let mut all = Vec::new();
+    for r in renders {
+        all.push(r.await.unwrap());
+    }
     assert!(
         started.elapsed() < Duration::from_millis(400),
         "{:?}",
         started.elapsed()
     );
-    let both = [handed_over(one), handed_over(two)];
-    assert!(both.iter().all(|h| h.attempts <= 1), "{both:?}");
+    let all: Vec<_> = all.into_iter().map(handed_over).collect();
+    assert!(all.iter().all(|h| h.attempts <= 1), "{all:?}");
     let away = said.lock().unwrap().clone();
     assert_eq!(away.len(), 1, "{away:?}");
     assert!(
@@ -378,4 +387,44 @@ async fn the_processes_retry_no_more_than_the_purse_they_share_allows() {
     // shared purse empty, and its first 429 stops it.
     let redis = Redis::start().await;
     assert_eq!(two_reads_on_one_token(Some(&redis.url())).await, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn renders_that_meet_a_silent_redis_together_each_wait_at_most_the_timeout() {
+    // Something accepts connections where Redis should be, and never answers.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = silent.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = silent.accept().await {
+            held.push(socket);
+        }
+    });
+    let (origin, base) = spent_limit(3).await;
+    let client = Client::new(AllowedOrigins::new([origin.as_str()]).unwrap());
+    let share =
+        RedisShare::open(&format!("redis://127.0.0.1:{port}/"), ShareOptions::new()).unwrap();
+    share.on_status(|_| {});
+    assert!(client.share_with(share).is_ok());
+    // Ten renders at once, before the share knows anything: none queues behind another's
+    // wait for a connection.
+    let started = Instant::now();
+    let renders: Vec<_> = (0..10)
+        .map(|_| {
+            let (client, base) = (client.clone(), base.clone());
+            tokio::spawn(async move {
+                let started = Instant::now();
+                handed_over(render(&client, &base).await);
+                started.elapsed()
+            })
+        })
+        .collect();
+    for r in renders {
+        let took = r.await.unwrap();
+        assert!(
+            took < Duration::from_millis(300),
+            "a render waited {took:?}"
+        );
+    }
+    assert!(started.elapsed() < Duration::from_millis(500));
 }
