@@ -188,9 +188,13 @@ test('a 429 during the render: the HTML shows the wait, and the browser goes on 
   }
   // The read that met the 429 went on in the browser as attempt 2 of the same action.
   assert.ok(['coast', 'dune'].some((c) => asked(log, c).join() === 'server 429,browser 200'), JSON.stringify(log));
-  // The key the page sets reaches the API on every attempt of its read, from either side.
-  assert.deepEqual(log.filter((r) => r.collection === 'dune').map((r) => r.key), ['as_expected', 'as_expected']);
-  assert.deepEqual(log.filter((r) => r.collection === 'coast').map((r) => r.key), ['missing', 'missing']);
+  // The key the page sets reaches the API on every attempt of its read, from either side (one
+  // attempt or two: the read the other's 429 held back sends only the browser's).
+  const keys = (collection) => log.filter((r) => r.collection === collection).map((r) => r.key);
+  for (const [collection, key] of [['dune', 'as_expected'], ['coast', 'missing']]) {
+    const sent = keys(collection);
+    assert.ok(sent.length >= 1 && sent.every((k) => k === key), `${collection}: ${sent}`);
+  }
 
   // Under the CSP: the swatches painted, the live regions hidden, and nothing blocked.
   const fill = await page.locator('#coast .swatch rect').first().evaluate((r) => getComputedStyle(r).fill);
