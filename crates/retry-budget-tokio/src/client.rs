@@ -10,9 +10,9 @@ use std::time::{Duration, SystemTime};
 
 use retry_budget::request::ReadRequest;
 use retry_budget::{
-    BodyProblem, ClientEvent, HandOver, Outcome, Phase, PolicyError, ReadId, RetryPolicy,
-    RetryPurse, ScopePolicy, ScopePolicyError, ScopeState, Step, StopReport, TraceEvent,
-    TransportFailure,
+    is_success, BodyProblem, ClientEvent, HandOver, Outcome, Phase, PolicyError, ReadId,
+    RetryPolicy, RetryPurse, ScopePolicy, ScopePolicyError, ScopeState, Step, StopReport,
+    TraceEvent, TransportFailure,
 };
 use tokio::sync::{mpsc, Notify};
 use tokio::time::Instant;
@@ -265,7 +265,9 @@ impl Client {
     /// core's choice is the processes' together, and given back if the read does not retry; a
     /// success's refill goes to the shared purse too.
     async fn answer<T>(&self, scope: &str, read: ReadId, answer: Answer<T>) -> Option<T> {
-        let shared = self.shared.share.get().zip(self.shared.purse(scope));
+        // Only a process that shares reads the scope's purse here.
+        let shared =
+            (self.shared.share.get()).and_then(|share| Some((share, self.shared.purse(scope)?)));
         let status = match &answer {
             Answer::Response(response, _) => Some(response.status),
             Answer::Failed => None,
@@ -289,7 +291,7 @@ impl Client {
             if taken && !self.shared.retries(read) {
                 share.give_back(scope, RetryPurse::TOKEN, purse);
             }
-            if status.is_some_and(|s| (200..300).contains(&s)) {
+            if status.is_some_and(is_success) {
                 share.give_back(scope, purse.refill(), purse);
             }
         }
