@@ -17,7 +17,7 @@ pub struct Figures {
     /// The limiter's sustained allowance per second.
     pub allowance: u32,
     /// The fewest requests per loaded read any policy could send on these arrivals
-    /// ([`bound`](crate::run::bound)).
+    /// (every read's first request, over the most reads the quota can load in time).
     pub bound: f64,
     /// How long a user waits for data before the read counts as late.
     patience: Duration,

@@ -127,7 +127,6 @@ pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, Refused
     let mut draws = Draws::new(scenario.seed);
     let mut api = Api::new(scenario.api);
     let mut figures = Figures::new(scenario.api.per_second.get(), scenario.patience);
-    figures.bound = bound(scenario);
     let mut events = Events {
         heap: BinaryHeap::new(),
         slots: Vec::new(),
@@ -149,7 +148,9 @@ pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, Refused
             read_started: Duration::ZERO,
         })
         .collect();
-    for (c, at) in (0..).zip(arrivals(scenario, &mut draws)) {
+    let arrived = arrivals(scenario, &mut draws);
+    figures.bound = bound(scenario, arrived.last().copied().unwrap_or_default());
+    for (c, at) in (0..).zip(arrived) {
         events.push(at, c, Happening::Start);
     }
     let half = scenario.api.latency / 2;
@@ -252,12 +253,9 @@ fn arrivals(scenario: &Scenario, draws: &mut Draws) -> Vec<Duration> {
 /// within the users' patience. A read loaded in time is admitted by then; a client's reads
 /// follow one another, so its last is admitted at most its reads' patience and the thinking
 /// between them after it arrives; the quota admits at most so many by the last client's
-/// last such moment. (1 where the quota could load every read.)
-pub fn bound(scenario: &Scenario) -> f64 {
-    let last = arrivals(scenario, &mut Draws::new(scenario.seed))
-        .last()
-        .copied()
-        .unwrap_or_default();
+/// last such moment, `last` being when the last client arrives. (1 where the quota could load
+/// every read.)
+fn bound(scenario: &Scenario, last: Duration) -> f64 {
     let reads = u64::from(scenario.clients) * u64::from(scenario.reads_per_client);
     let chain = scenario.patience * scenario.reads_per_client
         + scenario.think * scenario.reads_per_client.saturating_sub(1);
