@@ -152,6 +152,29 @@ test('the API answers 200: the palettes are in the HTML, and the hydrated page s
   await assertCleanAndClose(opened, log);
 });
 
+test('streamed out of order, as leptos streams by default: each screen\'s part follows in the stream, and the hydrated page sends nothing', async () => {
+  const url = await serve(['--first-window', 'open', '--quota', '10']);
+  const html = await (await fetch(`${url}/streamed`)).text();
+  // The fallback first, the read's views in a chunk of their own once it has come to something.
+  assert.match(html, /<template id="[\d-]+f">/, 'an out-of-order chunk');
+  for (const name of ['Tide Pool', 'Sandbar', 'Ridge']) assert.ok(html.includes(name), `${name} in the stream`);
+  assertNoSecret(html);
+
+  const before = (await apiLog(url)).length;
+  const opened = await open(`${url}/streamed`);
+  const { page } = opened;
+  await assertLive(page);
+  assert.equal(await page.locator('#coast [data-testid=palette]').count(), 2);
+  assert.equal(await page.locator('#keyed [data-testid=palette]').count(), 1);
+  await page.locator('#keyed details.trace summary').click();
+  assert.match(await page.locator('#keyed [data-testid=trace]').textContent(), /attempt 1 started.*200/s);
+  await sleep(1000);
+  const log = await apiLog(url);
+  assert.equal(log.length, before + 2, 'the render read each screen once');
+  assert.deepEqual(log.filter((r) => r.from === 'browser'), [], 'the browser sent nothing');
+  await assertCleanAndClose(opened, log);
+});
+
 test('a 429 during the render: the HTML shows the wait, and the browser goes on with attempt 2 no earlier than asked', async () => {
   const url = await serve();
   const opened = await open(`${url}/`);

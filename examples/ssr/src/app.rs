@@ -1,6 +1,7 @@
-//! The app: the shell the server renders around it, and two routes. `/` has two screens on
+//! The app: the shell the server renders around it, and its routes. `/` has two screens on
 //! one rate-limited API: `<PaletteList>` as it comes, and a read of the app's own making that
-//! sends a key header and follows the page's query. `/about` is somewhere else to go.
+//! sends a key header and follows the page's query; `/streamed` is the same page streamed
+//! out of order, Leptos's default. `/about` is somewhere else to go.
 
 use crate::baseline::Baseline;
 use leptos::prelude::*;
@@ -57,6 +58,9 @@ pub fn App() -> impl IntoView {
                     // the page is sent, so the HTML holds the palettes (or the stop, or the
                     // wait) for readers without scripts too.
                     <Route path=path!("/") view=Palettes ssr=SsrMode::InOrder />
+                    // Leptos's default: the rest of the page streams on, and each screen's
+                    // part follows when its read has come to something.
+                    <Route path=path!("/streamed") view=Palettes />
                     <Route path=path!("/about") view=About />
                     // The load bench's baseline: the same palettes, read without this crate.
                     <Route path=path!("/baseline") view=Baseline ssr=SsrMode::InOrder />
@@ -76,11 +80,6 @@ fn Palettes() -> impl IntoView {
             .get("collection")
             .unwrap_or_else(|| "dune".into())
     });
-    // The app's own read: its key on every attempt, its URL following `?collection=`.
-    let request = Signal::derive(move || {
-        ReadRequest::get(palettes_url("/api", &collection.read())).with_header(KEY_HEADER, API_KEY)
-    });
-    let keyed = use_budgeted_read(request, RetryPolicy::new(), PaletteCollection::from_json);
     let (clicks, set_clicks) = signal(0u32);
     view! {
         <h1>"Palettes"</h1>
@@ -97,10 +96,24 @@ fn Palettes() -> impl IntoView {
             <PaletteList collection="coast" api_base="/api" />
         </div>
         <div id="keyed">
-            <PaletteListView read=keyed collection>
-                <TracePanel read=keyed id="keyed-trace" />
-            </PaletteListView>
+            <KeyedPalettes collection />
         </div>
+    }
+}
+
+/// The app's own read: its key on every attempt, its URL following `?collection=`. Its read
+/// starts after the screen above has rendered, as a second screen's usually does, so the
+/// browser finds the server's part of it past everything the first screen's views took.
+#[component]
+fn KeyedPalettes(collection: Signal<String>) -> impl IntoView {
+    let request = Signal::derive(move || {
+        ReadRequest::get(palettes_url("/api", &collection.read())).with_header(KEY_HEADER, API_KEY)
+    });
+    let keyed = use_budgeted_read(request, RetryPolicy::new(), PaletteCollection::from_json);
+    view! {
+        <PaletteListView read=keyed collection>
+            <TracePanel read=keyed id="keyed-trace" />
+        </PaletteListView>
     }
 }
 
