@@ -213,8 +213,8 @@ pub(crate) use hydrating::FromServer;
 #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
 pub(crate) use without::FromServer;
 
-/// Where a suspended view waits for the server's part.
-#[cfg(any(feature = "ssr", feature = "hydrate"))]
+/// Where a suspended view waits for the server's part, on the server.
+#[cfg(feature = "ssr")]
 mod suspended {
     use std::sync::Arc;
 
@@ -369,7 +369,6 @@ mod on_server {
 mod hydrating {
     use leptos::prelude::*;
 
-    use super::suspended::{boundary, erase, Views};
     use super::ServerPart;
     use crate::runtime::state::{ReadData, ReadState, StateSignal, StateStorage};
 
@@ -427,22 +426,25 @@ mod hydrating {
                 .unwrap_or_default()
         }
 
-        /// `children`, at once: the server's part is in the HTML.
-        pub(crate) fn suspend<V: IntoView + 'static>(
-            &self,
-            children: impl Fn() -> V + Send + Sync + 'static,
-        ) -> AnyView {
-            at_once(erase(children))
+        /// `children` as they are, hydrating what the server's `<Suspense>` wrote: the part is
+        /// in the HTML before anything waits, so the boundary has nothing to wait for in the
+        /// browser. Once its read has come to something, the server's out-of-order chunk puts
+        /// the children's own HTML where the fallback was, and takes the boundary's markers
+        /// away; in order, the children's HTML is all the boundary writes. So the browser
+        /// compiles no `<Suspense>` (5 KB gzipped) and no erased views, and hydrates the
+        /// children where they are.
+        ///
+        /// The one thing the browser keeps of the boundary is its id: leptos's `<Suspense>`
+        /// takes the shared context's next id as it is made, on the server as in the browser,
+        /// and every read's part after it is found by the ids that follow. The id is taken
+        /// here, where the server's boundary takes it (`tests::a_suspense_takes_one_id` holds
+        /// leptos to one).
+        pub(crate) fn suspend<V: IntoView>(&self, children: impl Fn() -> V) -> V {
+            if let Some(context) = Owner::current_shared_context() {
+                let _boundary = context.next_id();
+            }
+            children()
         }
-    }
-
-    /// `views` in the `<Suspense>` the server's HTML has them in. Their part is in the HTML
-    /// before anything waits, so the server's `Suspend` is ready at once, and a ready
-    /// `Suspend` writes its view's HTML and nothing more: the views hydrate it as they are,
-    /// and the browser compiles no `Suspend`.
-    fn at_once(views: Views) -> AnyView {
-        let ready = views.clone();
-        boundary(views, move || ready())
     }
 }
 
@@ -609,5 +611,25 @@ mod tests {
             read(super::REFUSED).state(3, Duration::ZERO),
             Some(ReadState::Refused(Misconfigured::OnServer))
         );
+    }
+
+    /// The browser takes the id leptos's `<Suspense>` takes on the server, in its place
+    /// (`hydrating::FromServer::suspend`): a leptos whose boundary took another number of ids
+    /// would have every read after the first find another read's part.
+    #[test]
+    fn a_suspense_takes_one_id() {
+        use std::sync::Arc;
+
+        use hydration_context::{SharedContext, SsrSharedContext};
+        use leptos::prelude::*;
+
+        let context: Arc<dyn SharedContext + Send + Sync> = Arc::new(SsrSharedContext::new());
+        Owner::new_root(Some(context.clone())).with(|| {
+            let before = context.next_id().into_inner();
+            let boundary = view! { <Suspense fallback=|| "waiting">"ready"</Suspense> };
+            let after = context.next_id().into_inner();
+            drop(boundary);
+            assert_eq!(after - before, 2, "ids between two of ours");
+        });
     }
 }

@@ -131,7 +131,7 @@ impl<T: ReadData> BudgetedRead<T> {
 
 impl<T: ReadData> BudgetedRead<T> {
     /// `children`, once what the server knew of this read is known:
-    /// [`ReadSuspense`](crate::ReadSuspense) as a call. In a CSR app it is `children` itself.
+    /// [`ReadSuspense`](crate::ReadSuspense) as a call. In the browser it is `children` itself.
     pub fn suspend<V>(&self, children: impl Fn() -> V + Send + Sync + 'static) -> impl IntoView
     where
         V: IntoView + 'static,
