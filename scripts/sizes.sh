@@ -96,3 +96,21 @@ ssr_gate() {
     return 1
   fi
 }
+
+# The words only a server-rendered page can show (the server's refusals, `ServerRefusal`) are
+# in the hydrating app's wasm in HYDRATING_DIR, so a search of a wasm finds them, and in no
+# wasm of the CSR app in CSR_DIR: a CSR app pays nothing for them.
+server_only_words() {
+  local hydrating="$1" csr="$2" words
+  for words in "the server refused to send it" "the server's hand-over cannot be read"; do
+    if ! grep -qF "$words" "$hydrating"/*_bg.wasm; then
+      echo "\"$words\" is not in $hydrating: the search cannot see a refusal's words" >&2
+      return 1
+    fi
+    if grep -qF "$words" "$csr"/*_bg.wasm; then
+      echo "\"$words\" is in the CSR app in $csr: it pays for a refusal it can never show" >&2
+      return 1
+    fi
+  done
+  echo "    neither refusal's words are in (b); both are in (e)"
+}

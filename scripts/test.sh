@@ -143,6 +143,8 @@ stage_size() {
   size_gate bench/embed/index.html bench/embed/gzip-ceiling "$root/target/size-gate"
   say "size gate: what the screen costs a server-rendered app (bench/ssr) within 1 % of bench/ssr/gzip-ceiling"
   ssr_gate bench/ssr/gzip-ceiling "$root/target/size-gate-ssr"
+  say "the server's refusals are in the hydrating app (e) and nowhere in the CSR app (b)"
+  server_only_words "$root/target/size-gate-ssr/screen" "$root/target/size-gate"
 }
 
 stage_core() {

@@ -81,12 +81,14 @@ fn etat(state: &ReadState<PaletteCollection>, now: Duration) -> Vec<String> {
         ReadState::Loaded { report, .. } | ReadState::Stopped(report) => message(report),
         ReadState::Refused(Misconfigured::Policy(e)) => vec![mal_configuree(e)],
         ReadState::Refused(Misconfigured::Request(e)) => vec![mal_configuree(e)],
-        ReadState::Refused(Misconfigured::HandOver(e)) => vec![mal_configuree(e)],
-        ReadState::Refused(Misconfigured::OnServer) => vec![
-            "Le serveur a refusé d'envoyer cette lecture (son journal dit pourquoi) ; rien n'a \
-             été envoyé."
-                .into(),
-        ],
+        ReadState::Refused(Misconfigured::FromServer(refusal)) => match refusal.hand_over_error() {
+            Some(e) => vec![mal_configuree(e)],
+            None => vec![
+                "Le serveur a refusé d'envoyer cette lecture (son journal dit pourquoi) ; rien \
+                 n'a été envoyé."
+                    .into(),
+            ],
+        },
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use retry_budget::{HandOver, HandOverError, Outcome, StopReport};
 
-use super::state::{Misconfigured, ReadState};
+use super::state::ReadState;
 
 /// What the server's render knew of a read when it sent the page, as read back from its text.
 #[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
@@ -94,11 +94,14 @@ impl<T> ServerPart<T> {
     }
 }
 
+// A CSR app has no refusal of the server's to show (`ServerRefusal` has no values there).
+#[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
 #[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
 impl<T: Clone> ServerPart<T> {
     /// What a screen shows of it at `now` on the runtime's clock (the server's is zero), where
     /// the server read; `None` where it did not, and the read starts in the browser.
     pub(crate) fn state(&self, of: u32, now: Duration) -> Option<ReadState<T>> {
+        use super::state::{Misconfigured, ServerRefusal};
         Some(match self {
             ServerPart::NotRead => return None,
             ServerPart::Loaded { data, report } => ReadState::Loaded {
@@ -112,8 +115,12 @@ impl<T: Clone> ServerPart<T> {
                 until: now.saturating_add(h.wait),
                 reason: h.reason.clone(),
             },
-            ServerPart::RefusedOnServer => ReadState::Refused(Misconfigured::OnServer),
-            ServerPart::Unreadable(e) => ReadState::Refused(Misconfigured::HandOver(e.clone())),
+            ServerPart::RefusedOnServer => {
+                ReadState::Refused(Misconfigured::FromServer(ServerRefusal::ON_SERVER))
+            }
+            ServerPart::Unreadable(e) => ReadState::Refused(Misconfigured::FromServer(
+                ServerRefusal::hand_over(e.clone()),
+            )),
         })
     }
 }
@@ -509,7 +516,7 @@ mod tests {
     };
 
     use super::ServerPart;
-    use crate::runtime::state::{Misconfigured, ReadState};
+    use crate::runtime::state::{Misconfigured, ReadState, ServerRefusal};
 
     fn read(text: &str) -> ServerPart<u8> {
         ServerPart::read(text, |b: &[u8]| std::str::from_utf8(b).ok()?.parse().ok())
@@ -592,14 +599,14 @@ mod tests {
     fn a_hand_over_this_page_cannot_read_stops_the_read_and_says_why() {
         assert_eq!(
             read("retry-budget hand-over 2;attempts=1;wait_us=1").state(3, Duration::ZERO),
-            Some(ReadState::Refused(Misconfigured::HandOver(
-                HandOverError::OtherVersion("2".into())
+            Some(ReadState::Refused(Misconfigured::FromServer(
+                ServerRefusal::hand_over(HandOverError::OtherVersion("2".into()))
             )))
         );
         assert_eq!(
             read("wait 3 s").state(3, Duration::ZERO),
-            Some(ReadState::Refused(Misconfigured::HandOver(
-                HandOverError::NotAHandOver
+            Some(ReadState::Refused(Misconfigured::FromServer(
+                ServerRefusal::hand_over(HandOverError::NotAHandOver)
             )))
         );
     }
@@ -609,7 +616,26 @@ mod tests {
         assert_eq!(read(super::NOT_READ).state(3, Duration::ZERO), None);
         assert_eq!(
             read(super::REFUSED).state(3, Duration::ZERO),
-            Some(ReadState::Refused(Misconfigured::OnServer))
+            Some(ReadState::Refused(Misconfigured::FromServer(
+                ServerRefusal::ON_SERVER
+            )))
+        );
+    }
+
+    #[test]
+    fn the_servers_refusals_say_which_and_why() {
+        let on_server = Misconfigured::FromServer(ServerRefusal::ON_SERVER);
+        assert_eq!(
+            on_server.to_string(),
+            "This read is misconfigured: the server refused to send it (its log says why)."
+        );
+        assert_eq!(ServerRefusal::ON_SERVER.hand_over_error(), None);
+        let other = HandOverError::OtherVersion("2".into());
+        let unreadable = ServerRefusal::hand_over(other.clone());
+        assert_eq!(unreadable.hand_over_error(), Some(&other));
+        assert_eq!(
+            Misconfigured::FromServer(unreadable).to_string(),
+            format!("This read is misconfigured: the server's hand-over cannot be read: {other}.")
         );
     }
 

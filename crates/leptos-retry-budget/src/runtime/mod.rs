@@ -91,7 +91,9 @@ pub use server::{now, provide_scope_policy, scope_state};
 // What a read is and shows, named by every part of the runtime.
 mod state;
 pub(crate) use state::View;
-pub use state::{Misconfigured, Parse, ReadData, ReadState, StateSignal, StateStorage};
+pub use state::{
+    Misconfigured, Parse, ReadData, ReadState, ServerRefusal, StateSignal, StateStorage,
+};
 
 /// The name of the `BroadcastChannel` a page's tabs share their scopes' blocks on.
 pub const CHANNEL: &str = "palette-list:scope-ledger:1";

@@ -63,14 +63,71 @@ pub enum Misconfigured {
     /// The request cannot be sent as described ([`ReadRequest::validate`](retry_budget::request::ReadRequest::validate)).
     #[error("This read is misconfigured: {0}")]
     Request(#[from] RequestError),
+    /// What the server's render knew of the read cannot be taken up here: the server refused
+    /// to send it, or its hand-over cannot be read. Only a server-rendered page has one.
+    #[error("This read is misconfigured: {0}")]
+    FromServer(ServerRefusal),
+}
+
+/// Why a read could not go on from what the server's render knew of it (see
+/// [`hand_over_error`](Self::hand_over_error)). A CSR app never has one: in a browser build without
+/// `hydrate` this type has no values, so none of its words are compiled into the app.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerRefusal(Refusal);
+
+/// The refusals, each where a page may meet it: on a server, in a hydrating browser, and
+/// natively (the tests, a server's own code).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Refusal {
     /// The server refused to send the read it was to make while rendering (a URL it may not
     /// read, say); its log says why, as its request is its own.
-    #[error("This read is misconfigured: the server refused to send it (its log says why).")]
+    #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
     OnServer,
     /// The server handed the read over, and this page cannot read the hand-over (a page of
     /// another version, say). Nothing is sent: the server may just have been told to wait.
-    #[error("This read is misconfigured: the server's hand-over cannot be read: {0}.")]
-    HandOver(#[from] HandOverError),
+    #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
+    HandOver(HandOverError),
+}
+
+impl ServerRefusal {
+    /// The server refused to send the read; its log says why.
+    #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
+    pub(crate) const ON_SERVER: Self = ServerRefusal(Refusal::OnServer);
+
+    /// The page cannot read the server's hand-over, for `why`.
+    #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
+    pub(crate) fn hand_over(why: HandOverError) -> Self {
+        ServerRefusal(Refusal::HandOver(why))
+    }
+
+    /// Why the server's hand-over could not be read, where that is the refusal; `None` where
+    /// the server refused to send the read.
+    pub fn hand_over_error(&self) -> Option<&HandOverError> {
+        match self.0 {
+            #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
+            Refusal::OnServer => None,
+            #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
+            Refusal::HandOver(ref why) => Some(why),
+        }
+    }
+}
+
+impl std::fmt::Display for ServerRefusal {
+    // A CSR app's has no refusal to write, and so no use for `f`.
+    #[cfg_attr(
+        not(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32"))),
+        allow(unused_variables)
+    )]
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
+            Refusal::OnServer => f.write_str("the server refused to send it (its log says why)."),
+            #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
+            Refusal::HandOver(ref why) => {
+                write!(f, "the server's hand-over cannot be read: {why}.")
+            }
+        }
+    }
 }
 
 /// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
