@@ -115,6 +115,28 @@ function assertNoSecret(html) {
   assert.ok(!html.includes('X-Api-Key'), 'nor is the header it goes in');
 }
 
+/**
+ * Opens `path` on a server whose API answers 200: the page hydrates (a handler of its own
+ * runs), both screens show the palettes the render read, the keyed screen's trace is the
+ * server's one attempt, and the page sends the API nothing of its own. Closes it.
+ */
+async function assertHydratedFromTheRender(url, path) {
+  const before = (await apiLog(url)).length;
+  const opened = await open(`${url}${path}`);
+  const { page } = opened;
+  await assertLive(page);
+  assert.equal(await page.locator('#coast [data-testid=palette]').count(), 2);
+  assert.equal(await page.locator('#keyed [data-testid=palette]').count(), 1);
+  // The trace is the server's: its one attempt, answered 200.
+  await page.locator('#keyed details.trace summary').click();
+  assert.match(await page.locator('#keyed [data-testid=trace]').textContent(), /attempt 1 started.*200/s);
+  await sleep(1000);
+  const log = await apiLog(url);
+  assert.equal(log.length, before + 2, 'the render read each screen once');
+  assert.deepEqual(log.filter((r) => r.from === 'browser'), [], 'the browser sent nothing');
+  await assertCleanAndClose(opened, log);
+}
+
 test('the API answers 200: the palettes are in the HTML, and the hydrated page sends nothing', async () => {
   const url = await serve(['--first-window', 'open', '--quota', '10']);
   const raw = await fetch(`${url}/`);
@@ -135,21 +157,7 @@ test('the API answers 200: the palettes are in the HTML, and the hydrated page s
   assert.equal(await bare.locator('#keyed [data-testid=palette]').count(), 1);
   await noScript.close();
 
-  const before = (await apiLog(url)).length;
-  const opened = await open(`${url}/`);
-  const { page } = opened;
-  await assertLive(page);
-  for (const screen of ['#coast', '#keyed']) {
-    await page.locator(`${screen} [data-testid=palettes]`).waitFor({ timeout: 2000 });
-  }
-  // The trace is the server's: its one attempt, answered 200.
-  await page.locator('#keyed details.trace summary').click();
-  assert.match(await page.locator('#keyed [data-testid=trace]').textContent(), /attempt 1 started.*200/s);
-  await sleep(1000);
-  const log = await apiLog(url);
-  assert.equal(log.length, before + 2, 'the render read each screen once');
-  assert.deepEqual(log.filter((r) => r.from === 'browser'), [], 'the browser sent nothing');
-  await assertCleanAndClose(opened, log);
+  await assertHydratedFromTheRender(url, '/');
 });
 
 test('streamed out of order, as leptos streams by default: each screen\'s part follows in the stream, and the hydrated page sends nothing', async () => {
@@ -160,19 +168,7 @@ test('streamed out of order, as leptos streams by default: each screen\'s part f
   for (const name of ['Tide Pool', 'Sandbar', 'Ridge']) assert.ok(html.includes(name), `${name} in the stream`);
   assertNoSecret(html);
 
-  const before = (await apiLog(url)).length;
-  const opened = await open(`${url}/streamed`);
-  const { page } = opened;
-  await assertLive(page);
-  assert.equal(await page.locator('#coast [data-testid=palette]').count(), 2);
-  assert.equal(await page.locator('#keyed [data-testid=palette]').count(), 1);
-  await page.locator('#keyed details.trace summary').click();
-  assert.match(await page.locator('#keyed [data-testid=trace]').textContent(), /attempt 1 started.*200/s);
-  await sleep(1000);
-  const log = await apiLog(url);
-  assert.equal(log.length, before + 2, 'the render read each screen once');
-  assert.deepEqual(log.filter((r) => r.from === 'browser'), [], 'the browser sent nothing');
-  await assertCleanAndClose(opened, log);
+  await assertHydratedFromTheRender(url, '/streamed');
 });
 
 test('a 429 during the render: the HTML shows the wait, and the browser goes on with attempt 2 no earlier than asked', async () => {
