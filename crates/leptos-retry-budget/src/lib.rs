@@ -9,6 +9,8 @@
 //! - [`components`]: the parts a screen is made of: [`ReadStatus`], [`Countdown`],
 //!   [`StopMessage`], [`Announcer`], [`TracePanel`] and [`Timeline`], and [`ReadSuspense`],
 //!   which holds a view of a read until the server's part of it is known.
+//! - [`HydratesAtOnce`]: a screen's own views, hydrated at once where an app hydrates
+//!   asynchronously, so a router's erased route compiles no second hydration of them.
 //!
 //! Rendering modes: the crate enables none; turn on `csr`, `hydrate` or `ssr` as your app does.
 //! In the browser the read starts, or goes on from the server's, when the component is mounted
@@ -16,9 +18,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod at_once;
 pub mod components;
 pub mod runtime;
 
+pub use at_once::HydratesAtOnce;
 pub use components::{
     Announcer, Countdown, ReadStatus, ReadSuspense, StopMessage, Timeline, TracePanel,
 };

@@ -1,7 +1,9 @@
 //! The Palette List screen: the palettes read under a finite retry budget, and what it shows.
 
 use leptos::prelude::*;
-use leptos_retry_budget::{use_budgeted_read, Announcer, BudgetedRead, ReadState, ReadStatus};
+use leptos_retry_budget::{
+    use_budgeted_read, Announcer, BudgetedRead, HydratesAtOnce, ReadState, ReadStatus,
+};
 use retry_budget::{ReadRequest, RetryPolicy, StopReport};
 
 use crate::palettes::{palettes_url, CssColor, Palette, PaletteCollection};
@@ -71,16 +73,21 @@ pub fn PaletteListView(
             </button>
         }
     });
+    // The screen's own views hydrate at once inside a route's async hydration (no second,
+    // async hydration of them is compiled); the app's children hydrate as the app's do.
+    let own = view! {
+        <header>
+            <h2>{move || palettes_heading(&collection.read())}</h2>
+            <div class="actions">{action}</div>
+        </header>
+        <div class="body">
+            <ReadStatus read loaded />
+        </div>
+        <Announcer read />
+    };
     view! {
         <section class="palette-list" data-testid="palette-list">
-            <header>
-                <h2>{move || palettes_heading(&collection.read())}</h2>
-                <div class="actions">{action}</div>
-            </header>
-            <div class="body">
-                <ReadStatus read loaded />
-            </div>
-            <Announcer read />
+            {HydratesAtOnce(own)}
             {children.map(|c| c())}
         </section>
     }
@@ -115,9 +122,6 @@ pub fn PaletteGrid(
                 .collect_view()}
         </ul>
     }
-    // Erased here, the screen's deepest branch: nested in an app's routes, the whole type would
-    // pass the compiler's default recursion limit when the app builds for `hydrate`.
-    .into_any()
 }
 
 /// One swatch, one element either way: a square whose `fill` (a presentation attribute, so a
