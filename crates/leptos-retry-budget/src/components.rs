@@ -12,6 +12,7 @@ use retry_budget::timeline::Timeline as Drawing;
 use retry_budget::{seconds_text, Event, Precision, Progress, StopReport, WaitReason};
 
 use crate::runtime::{BudgetedRead, ReadData, ReadState};
+use crate::HydratesAtOnce;
 
 /// What `read` came to on the server, before `children` show it. On a server that reads while
 /// it renders, `children` wait for its read (in Leptos's `<Suspense>`, so the rest of the page
@@ -267,7 +268,9 @@ where
         </details>
         }
     };
-    read.suspend(panel)
+    // All of it the crate's own: where an app erases it (a screen's `children`), no second,
+    // async hydration of it is compiled.
+    HydratesAtOnce(read.suspend(panel))
 }
 
 /// The action as a picture ([`retry_budget::timeline`]): the attempts with their statuses,
