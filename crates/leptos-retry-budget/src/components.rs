@@ -11,8 +11,8 @@ use leptos::prelude::*;
 use retry_budget::timeline::Timeline as Drawing;
 use retry_budget::{seconds_text, Event, Precision, Progress, StopReport, WaitReason};
 
+use crate::at_once::HydratesAtOnce;
 use crate::runtime::{BudgetedRead, ReadData, ReadState};
-use crate::HydratesAtOnce;
 
 /// What `read` came to on the server, before `children` show it. On a server that reads while
 /// it renders, `children` wait for its read (in Leptos's `<Suspense>`, so the rest of the page
