@@ -73,59 +73,91 @@ pub enum Misconfigured {
 /// [`hand_over_error`](Self::hand_over_error)). A CSR app never has one: in a browser build without
 /// `hydrate` this type has no values, so none of its words are compiled into the app.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ServerRefusal(Refusal);
-
-/// The refusals, each where a page may meet it: on a server, in a hydrating browser, and
-/// natively (the tests, a server's own code).
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Refusal {
-    /// The server refused to send the read it was to make while rendering (a URL it may not
-    /// read, say); its log says why, as its request is its own.
-    #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
-    OnServer,
-    /// The server handed the read over, and this page cannot read the hand-over (a page of
-    /// another version, say). Nothing is sent: the server may just have been told to wait.
-    #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
-    HandOver(HandOverError),
-}
+pub struct ServerRefusal(refusal::Refusal);
 
 impl ServerRefusal {
-    /// The server refused to send the read; its log says why.
-    #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
-    pub(crate) const ON_SERVER: Self = ServerRefusal(Refusal::OnServer);
-
-    /// The page cannot read the server's hand-over, for `why`.
-    #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
-    pub(crate) fn hand_over(why: HandOverError) -> Self {
-        ServerRefusal(Refusal::HandOver(why))
-    }
-
     /// Why the server's hand-over could not be read, where that is the refusal; `None` where
     /// the server refused to send the read.
     pub fn hand_over_error(&self) -> Option<&HandOverError> {
-        match self.0 {
-            #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
-            Refusal::OnServer => None,
-            #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
-            Refusal::HandOver(ref why) => Some(why),
-        }
+        self.0.hand_over_error()
     }
 }
 
 impl std::fmt::Display for ServerRefusal {
-    // A CSR app's has no refusal to write, and so no use for `f`.
-    #[cfg_attr(
-        not(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32"))),
-        allow(unused_variables)
-    )]
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
-            Refusal::OnServer => f.write_str("the server refused to send it (its log says why)."),
-            #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
-            Refusal::HandOver(ref why) => {
-                write!(f, "the server's hand-over cannot be read: {why}.")
+        self.0.fmt(f)
+    }
+}
+
+/// The refusals where a page may meet them: on a server, in a hydrating browser, and natively
+/// (the tests, a server's own code).
+#[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
+mod refusal {
+    use retry_budget::HandOverError;
+
+    use super::ServerRefusal;
+
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub(super) enum Refusal {
+        /// The server refused to send the read it was to make while rendering (a URL it may
+        /// not read, say); its log says why, as its request is its own.
+        OnServer,
+        /// The server handed the read over, and this page cannot read the hand-over (a page
+        /// of another version, say). Nothing is sent: the server may just have been told to
+        /// wait.
+        HandOver(HandOverError),
+    }
+
+    impl ServerRefusal {
+        /// The server refused to send the read; its log says why.
+        pub(crate) const ON_SERVER: Self = ServerRefusal(Refusal::OnServer);
+
+        /// The page cannot read the server's hand-over, for `why`.
+        pub(crate) fn hand_over(why: HandOverError) -> Self {
+            ServerRefusal(Refusal::HandOver(why))
+        }
+    }
+
+    impl Refusal {
+        pub(super) fn hand_over_error(&self) -> Option<&HandOverError> {
+            match self {
+                Refusal::OnServer => None,
+                Refusal::HandOver(why) => Some(why),
             }
+        }
+    }
+
+    impl std::fmt::Display for Refusal {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                Refusal::OnServer => {
+                    f.write_str("the server refused to send it (its log says why).")
+                }
+                Refusal::HandOver(why) => {
+                    write!(f, "the server's hand-over cannot be read: {why}.")
+                }
+            }
+        }
+    }
+}
+
+/// In a CSR browser build (no `hydrate`), no refusal of the server's has a value.
+#[cfg(not(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32"))))]
+mod refusal {
+    use retry_budget::HandOverError;
+
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub(super) enum Refusal {}
+
+    impl Refusal {
+        pub(super) fn hand_over_error(&self) -> Option<&HandOverError> {
+            match *self {}
+        }
+    }
+
+    impl std::fmt::Display for Refusal {
+        fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match *self {}
         }
     }
 }
