@@ -35,6 +35,9 @@ for s in "${stages[@]}"; do
   esac
 done
 trap stop_scenario_api EXIT
+# One build of everything, not an edit loop: rustc's incremental caches would add gigabytes to
+# the target directory and save nothing.
+export CARGO_INCREMENTAL=0
 
 # The library crates, in dependency order.
 libraries=(retry-budget retry-budget-tokio retry-budget-redis leptos-retry-budget palette-list)
@@ -68,8 +71,12 @@ stage_package() {
   # earlier run's build of the same version would stand in for this one. So the unpacked copies
   # go (under registries named by a hash, `-…`), and the check builds in a target of its own.
   rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/{src,cache}/-*/{retry-budget,retry-budget-tokio,retry-budget-redis,leptos-retry-budget,palette-list}-[0-9]*
+  # The packed crates build without the workspace's profiles, so their debug info is switched off
+  # here; the check's target goes when it passes (nothing later reads it).
   rm -rf "$root/target/publish-check"
-  CARGO_TARGET_DIR="$root/target/publish-check" cargo publish --dry-run --locked --allow-dirty "${p[@]}"
+  CARGO_TARGET_DIR="$root/target/publish-check" CARGO_PROFILE_DEV_DEBUG=false \
+    cargo publish --dry-run --locked --allow-dirty "${p[@]}"
+  rm -rf "$root/target/publish-check"
   for c in "${libraries[@]}"; do
     local packaged
     packaged="$(cargo package --list --locked --allow-dirty -p "$c")"
