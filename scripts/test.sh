@@ -39,6 +39,14 @@ trap stop_scenario_api EXIT
 # the target directory and save nothing.
 export CARGO_INCREMENTAL=0
 
+# A bare-machine run of every stage peaked at 3.9 GB in target/ and 0.45 GB under cargo's and
+# npm's caches. Short of that, the build stops with "No space left on device" deep in a stage;
+# this says so before it starts (a warm target needs less, so it is a warning, not a refusal).
+free_kb="$(df -Pk "$root" | awk 'NR == 2 { print $4 }')"
+if [ "${free_kb:-0}" -lt $((5 * 1024 * 1024)) ]; then
+  echo "warning: $((free_kb / 1024)) MB free where the project is; a run from a fresh clone needs about 4.5 GB" >&2
+fi
+
 # The library crates, in dependency order.
 libraries=(retry-budget retry-budget-tokio retry-budget-redis leptos-retry-budget palette-list)
 
