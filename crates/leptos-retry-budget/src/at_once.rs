@@ -72,7 +72,8 @@ impl<V: RenderHtml> RenderHtml for HydratesAtOnce<V> {
         mark_branches: bool,
         extra_attrs: Vec<AnyAttribute>,
     ) {
-        (self.0).to_html_with_buf(buf, position, escape, mark_branches, extra_attrs);
+        self.0
+            .to_html_with_buf(buf, position, escape, mark_branches, extra_attrs);
     }
 
     fn to_html_async_with_buf<const OUT_OF_ORDER: bool>(
@@ -85,7 +86,7 @@ impl<V: RenderHtml> RenderHtml for HydratesAtOnce<V> {
     ) where
         Self: Sized,
     {
-        (self.0).to_html_async_with_buf::<OUT_OF_ORDER>(
+        self.0.to_html_async_with_buf::<OUT_OF_ORDER>(
             buf,
             position,
             escape,
