@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use retry_budget::{
-    BodyProblem, Cancelled, HttpDate, LastResponse, Outcome, OutcomeKind, Overrun, StopReport,
-    TransportFailure,
-};
+use retry_budget::body::BodyProblem;
+use retry_budget::headers::HttpDate;
+use retry_budget::report::{Cancelled, LastResponse, OutcomeKind, Overrun, TransportFailure};
+use retry_budget::{Outcome, StopReport};
 
 const README: &str = include_str!("../README.md");
 const CONTRACT: &str = include_str!("../crates/retry-budget/docs/contract.md");

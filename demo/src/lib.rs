@@ -20,7 +20,8 @@ use leptos_router::path;
 use palette_list::palettes::{palettes_url, PaletteCollection};
 use palette_list::{use_budgeted_read, PaletteListView, ReadRequest, TracePanel};
 use palette_list_model::{Case, Fixture};
-use retry_budget::{seconds_text, Precision, RetryPolicy};
+use retry_budget::words::{seconds_text, Precision};
+use retry_budget::RetryPolicy;
 use send_wrapper::SendWrapper;
 use serde_json::Value;
 

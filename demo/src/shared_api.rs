@@ -10,7 +10,9 @@ use leptos_retry_budget::runtime::{now, provide_scope_policy, scope_state};
 use leptos_router::hooks::{use_navigate, use_query_map};
 use leptos_router::NavigateOptions;
 use palette_list::PaletteList;
-use retry_budget::{seconds_text, BlockCause, Precision, RetryPolicy, ScopePolicy};
+use retry_budget::scope::BlockCause;
+use retry_budget::words::{seconds_text, Precision};
+use retry_budget::{RetryPolicy, ScopePolicy};
 use send_wrapper::SendWrapper;
 
 /// The limit every screen here shares: 3 requests per 10 s window, each answer held 300 ms as

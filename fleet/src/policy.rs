@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use retry_budget::{PolicyError, RetryPolicy, RetryTokens, ScopePolicy, ScopePolicyError};
+use retry_budget::policy::PolicyError;
+use retry_budget::scope::{RetryTokens, ScopePolicyError};
+use retry_budget::{RetryPolicy, ScopePolicy};
 
 /// A baseline retrier, written here as its library behaves by default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

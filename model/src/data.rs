@@ -3,7 +3,7 @@
 //! (data, or which problem and where) are the screen's own parser's: the model's tests hold the
 //! two against every body in the fixture files.
 
-use retry_budget::{parse_json, BodyProblem};
+use retry_budget::body::{parse_json, BodyProblem};
 use serde::Deserialize;
 
 /// A collection of palettes, as the API sends it. Only its shape matters here.

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use retry_budget::OutcomeKind;
+use retry_budget::report::OutcomeKind;
 use serde_json::{json, Map, Value};
 
 use crate::values::{kind, seconds_from_json, status};

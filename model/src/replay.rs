@@ -3,10 +3,14 @@
 
 use std::time::{Duration, SystemTime};
 
+use retry_budget::action::Phase;
+use retry_budget::body::{BodyProblem, LimitedBody};
+use retry_budget::headers::{ClockSource, HeaderNote, RateLimitFields};
+use retry_budget::policy::is_success;
+use retry_budget::report::TransportFailure;
+use retry_budget::words::{seconds_text, Precision};
 use retry_budget::{
-    is_success, seconds_text, BodyProblem, Client, ClientEvent, ClockSource, Event, HeaderNote,
-    LimitedBody, Phase, Precision, RateLimitFields, ReadId, Response, ScopePolicy, Step,
-    StopReport, TraceEvent, TransportFailure,
+    Client, ClientEvent, Event, ReadId, Response, ScopePolicy, Step, StopReport, TraceEvent,
 };
 
 use crate::data::parse_data;

@@ -6,7 +6,10 @@ use std::time::{Duration, SystemTime};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use retry_budget::{ClockSource, DropReason, Event, Failure, TraceEvent, WaitReason};
+use retry_budget::action::WaitReason;
+use retry_budget::headers::ClockSource;
+use retry_budget::trace::{DropReason, Failure};
+use retry_budget::{Event, TraceEvent};
 
 use crate::replay::Replay;
 use crate::values::seconds_to_json;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use retry_budget::{seconds_text, Precision};
+use retry_budget::words::{seconds_text, Precision};
 
 /// A JSON number of seconds, the format's one rule for reading them: not negative; whole
 /// numbers exactly; others to the nanosecond; and a number at or beyond `u64::MAX` seconds

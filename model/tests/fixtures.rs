@@ -405,7 +405,7 @@ fn duplicate_ids_are_refused() {
 fn a_streamed_filler_is_n_bytes_of_json_that_never_closes() {
     use palette_list::palettes::PaletteCollection;
     use palette_list_model::Body;
-    use retry_budget::{parse_json, BodyProblem};
+    use retry_budget::body::{parse_json, BodyProblem};
     for n in [1u64, 2, 3, 65_536, 65_537, 200_001] {
         let bytes: Vec<u8> = Body::Filler(n).chunks().flatten().collect();
         assert_eq!(bytes.len() as u64, n);

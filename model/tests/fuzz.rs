@@ -9,7 +9,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use palette_list_model::{replay, Fixture};
 use proptest::prelude::*;
-use retry_budget::{parse_retry_after, RetryAfter};
+use retry_budget::headers::{parse_retry_after, RetryAfter};
 use serde_json::{json, Map, Value};
 
 /// The weekdays by their long names, Monday first.
@@ -230,7 +230,7 @@ proptest! {
             // Only the kind and the place: no byte of the body is ever quoted.
             let quoted = words.chars().any(|c| !c.is_ascii_alphanumeric() && !" ,.()".contains(c));
             prop_assert!(!quoted, "{words}");
-            prop_assert_eq!(body.len() as u64 > limit, matches!(problem, retry_budget::BodyProblem::TooLarge { .. }));
+            prop_assert_eq!(body.len() as u64 > limit, matches!(problem, retry_budget::body::BodyProblem::TooLarge { .. }));
         }
     }
 

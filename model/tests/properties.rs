@@ -10,9 +10,10 @@ use common::{ms as MS, noon};
 
 use palette_list_model::{replay, Answer, Attempt, Body, Case, Request};
 use proptest::prelude::*;
-use retry_budget::{
-    parse_retry_after, Event, HttpDate, OutcomeKind, RetryAfter, RetryPolicy, StatusSet,
-};
+use retry_budget::headers::{parse_retry_after, HttpDate, RetryAfter};
+use retry_budget::policy::StatusSet;
+use retry_budget::report::OutcomeKind;
+use retry_budget::{Event, RetryPolicy};
 
 fn policy() -> impl Strategy<Value = RetryPolicy> {
     (

@@ -9,7 +9,9 @@ use axum::body::Body;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use palette_list_model::{Body as FixtureBody, Case};
-use retry_budget::{parse_retry_after, receipt_clock, HttpDate, RetryAfter, FIRST_HTTP_DATE};
+use retry_budget::headers::{
+    parse_retry_after, receipt_clock, HttpDate, RetryAfter, FIRST_HTTP_DATE,
+};
 
 use crate::error::error;
 
@@ -38,7 +40,7 @@ pub(crate) fn playable(case: &Case, now: SystemTime) -> Result<(), String> {
         let earliest = attempt
             .answer
             .header("Date")
-            .and_then(retry_budget::parse_date_header)
+            .and_then(retry_budget::headers::parse_date_header)
             .or(case.wall_clock_at_zero);
         let Some(earliest) = earliest else {
             continue; // sent as written: nothing is moved

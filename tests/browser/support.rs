@@ -17,9 +17,9 @@ pub(crate) use palette_list::{
 pub(crate) use palette_list_demo::live;
 pub(crate) use palette_list_model::expect::{compare, line_matches, Comparison};
 pub(crate) use palette_list_model::{Case, Fixture, Replay};
-pub(crate) use retry_budget::{
-    BodyProblem, Outcome, OutcomeKind, RetryPolicy, ScopePolicy, StopReport,
-};
+pub(crate) use retry_budget::body::BodyProblem;
+pub(crate) use retry_budget::report::OutcomeKind;
+pub(crate) use retry_budget::{Outcome, RetryPolicy, ScopePolicy, StopReport};
 pub(crate) use wasm_bindgen::JsCast;
 pub(crate) use wasm_bindgen_test::*;
 

@@ -78,7 +78,7 @@ async fn blocks_cross_to_other_tabs_and_back() {
     let block = leptos_retry_budget::runtime::scope_state(&scope)
         .block
         .unwrap();
-    assert_eq!(block.cause, retry_budget::BlockCause::QuotaSpent);
+    assert_eq!(block.cause, retry_budget::scope::BlockCause::QuotaSpent);
     assert!(block.until > now() + Duration::from_secs(4));
 }
 

@@ -8,8 +8,10 @@ use std::time::Duration;
 use leptos::either::EitherOf4;
 use leptos::prelude::*;
 
+use retry_budget::action::WaitReason;
 use retry_budget::timeline::Timeline as Drawing;
-use retry_budget::{seconds_text, Event, Precision, Progress, StopReport, WaitReason};
+use retry_budget::words::{seconds_text, Precision};
+use retry_budget::{Event, Progress, StopReport};
 
 use crate::at_once::HydratesAtOnce;
 use crate::runtime::{BudgetedRead, ReadData, ReadState};

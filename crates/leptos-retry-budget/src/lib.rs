@@ -26,7 +26,8 @@ pub use at_once::HydratesAtOnce;
 pub use components::{
     Announcer, Countdown, ReadStatus, ReadSuspense, StopMessage, Timeline, TracePanel,
 };
-pub use retry_budget::{ReadRequest, RetryPolicy, RetryTokens, ScopePolicy};
+pub use retry_budget::scope::RetryTokens;
+pub use retry_budget::{ReadRequest, RetryPolicy, ScopePolicy};
 pub use runtime::{
     provide_scope_policy, use_budgeted_get, use_budgeted_read, BudgetedRead, ReadState,
 };

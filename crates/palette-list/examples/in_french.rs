@@ -13,10 +13,12 @@ use leptos::prelude::*;
 use leptos_retry_budget::runtime::Misconfigured;
 use palette_list::palettes::{palettes_url, PaletteCollection};
 use palette_list::{use_budgeted_read, PaletteGrid, ReadRequest, ReadState, RetryPolicy};
-use retry_budget::{
-    seconds_text, BlockCause, BodyProblem, Cancelled, HeldBy, Outcome, Overrun, Precision,
-    StopReport, TransportFailure, WaitReason,
-};
+use retry_budget::action::WaitReason;
+use retry_budget::body::BodyProblem;
+use retry_budget::report::{Cancelled, HeldBy, Overrun, TransportFailure};
+use retry_budget::scope::BlockCause;
+use retry_budget::words::{seconds_text, Precision};
+use retry_budget::{Outcome, StopReport};
 
 /// The Palette List in French: reads `{api_base}/palettes?collection={collection}` under the
 /// default budget and says what happens in French.
@@ -108,7 +110,7 @@ fn message(r: &StopReport) -> Vec<String> {
 fn titre(r: &StopReport) -> String {
     match r.outcome {
         Outcome::Succeeded => "Chargé.".into(),
-        Outcome::BudgetExhausted(Overrun::Scope(HeldBy::Crowd { .. })) => {
+        Outcome::BudgetExhausted(Overrun::Scope(HeldBy::MaxWaiting { .. })) => {
             "Arrêté : trop de lectures attendent déjà cette API.".into()
         }
         Outcome::BudgetExhausted(_) => "Arrêté : le budget ne permet pas une autre requête.".into(),
@@ -223,7 +225,7 @@ fn depassement(overrun: Overrun) -> String {
                                                 être retentées ; les reprises reviendront avec \
                                                 les succès."
             .into(),
-        Overrun::Scope(HeldBy::Crowd { max }) => format!(
+        Overrun::Scope(HeldBy::MaxWaiting { max }) => format!(
             "{max} lecture(s) attendent déjà cette API ; celle-ci aurait été la suivante, elle \
              n'a donc pas été lancée."
         ),
@@ -313,7 +315,7 @@ fn main() {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
-    use retry_budget::{LastResponse, OutcomeKind};
+    use retry_budget::report::{LastResponse, OutcomeKind};
 
     fn report(outcome: Outcome, status: u16) -> StopReport {
         StopReport {

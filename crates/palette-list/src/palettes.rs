@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use retry_budget::BodyProblem;
+use retry_budget::body::BodyProblem;
 
 mod json;
 
@@ -20,7 +20,7 @@ impl PaletteCollection {
     /// answer `serde_json` gives, data or problem, without shipping `serde_json`.
     ///
     /// ```
-    /// use retry_budget::BodyProblem;
+    /// use retry_budget::body::BodyProblem;
     /// use palette_list::palettes::PaletteCollection;
     ///
     /// let body = br#"{"collection": "coast", "palettes": []}"#;
@@ -189,14 +189,14 @@ mod tests {
     /// What both parsers of palettes say of `body`, which must be the same.
     fn problem(body: &str) -> BodyProblem {
         let finish = |parse: fn(&[u8]) -> Result<PaletteCollection, BodyProblem>| {
-            let mut received = retry_budget::LimitedBody::new(1 << 20, None).unwrap();
+            let mut received = retry_budget::body::LimitedBody::new(1 << 20, None).unwrap();
             received.push(body.as_bytes()).unwrap();
             received.finish(parse).unwrap_err()
         };
         let own = finish(PaletteCollection::from_json);
         assert_eq!(
             own,
-            finish(retry_budget::parse_json::<PaletteCollection>),
+            finish(retry_budget::body::parse_json::<PaletteCollection>),
             "{body}"
         );
         own
@@ -226,7 +226,7 @@ mod tests {
         assert_eq!(problem("  "), BodyProblem::Truncated { line: 1, column: 2 });
         for read in [
             PaletteCollection::from_json,
-            retry_budget::parse_json::<PaletteCollection>,
+            retry_budget::body::parse_json::<PaletteCollection>,
         ] {
             assert!(matches!(
                 read(b"\xff\xfe"),
@@ -239,7 +239,7 @@ mod tests {
     fn palettes_are_read() {
         let body = r##"{"collection": "coast", "palettes": [{"id": "a", "name": "A", "colors": ["#fff"]}]}"##;
         let mut r =
-            retry_budget::LimitedBody::new(body.len() as u64, Some(&body.len().to_string()))
+            retry_budget::body::LimitedBody::new(body.len() as u64, Some(&body.len().to_string()))
                 .unwrap();
         for chunk in body.as_bytes().chunks(7) {
             r.push(chunk).unwrap();

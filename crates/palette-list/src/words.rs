@@ -1,7 +1,7 @@
 //! The screen's own words; every other sentence it shows is the `Display` of a core value
 //! ([`retry_budget::StopMessage`], [`retry_budget::Progress`]).
 
-use retry_budget::quoted;
+use retry_budget::words::quoted;
 
 /// The button that stops a running read (as leaving the screen does).
 pub const CANCEL: &str = "Cancel";

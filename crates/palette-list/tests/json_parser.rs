@@ -13,8 +13,8 @@
 
 use palette_list::palettes::PaletteCollection;
 use proptest::prelude::*;
-use retry_budget::parse_json;
-use retry_budget::BodyProblem;
+use retry_budget::body::parse_json;
+use retry_budget::body::BodyProblem;
 
 /// Both parsers on `body`, which must agree, but for the one meant difference.
 fn agree(body: &[u8]) -> Result<(), TestCaseError> {

@@ -92,7 +92,7 @@ fn hostile_palette_data_stays_data() {
 fn the_runtime_has_the_same_items_on_the_server_and_they_are_inert() {
     use leptos_retry_budget::runtime::{now, scope_state, use_budgeted_get, CHANNEL};
     use palette_list::ReadRequest;
-    use retry_budget::ScopeState;
+    use retry_budget::scope::ScopeState;
 
     let owner = Owner::new();
     owner.with(|| {

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 /// Why Redis cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RedisShareError {
     /// The URL is not one a Redis client can use.
     #[error("the Redis URL cannot be used: {0}")]

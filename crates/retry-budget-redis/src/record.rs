@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use retry_budget::BlockCause;
+use retry_budget::scope::BlockCause;
 use retry_budget_tokio::SharedBlock;
 
 /// Writes a block only where it ends later than the one Redis holds (a block grows only), in

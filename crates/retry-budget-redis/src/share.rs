@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Script};
-use retry_budget::RetryPurse;
+use retry_budget::scope::RetryPurse;
 use retry_budget_tokio::{LedgerShare, SharedBlock, Taken};
 use tokio::time::Instant;
 

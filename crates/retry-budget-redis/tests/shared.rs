@@ -7,8 +7,11 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use retry_budget::body::parse_json;
+use retry_budget::report::{HeldBy, Overrun};
 use retry_budget::request::ReadRequest;
-use retry_budget::{parse_json, HeldBy, Outcome, Overrun, RetryPolicy, RetryTokens, ScopePolicy};
+use retry_budget::scope::RetryTokens;
+use retry_budget::{Outcome, RetryPolicy, ScopePolicy};
 use retry_budget_redis::{RedisShare, RedisShareError, ShareOptions, ShareStatus};
 use retry_budget_tokio::{AllowedOrigins, Client, ReadError, Served};
 use serde_json::Value;

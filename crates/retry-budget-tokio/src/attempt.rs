@@ -2,8 +2,10 @@
 //! and a 2xx body streamed up to its limit under the core's one body rule. Dropping the future
 //! drops the request, which aborts it.
 
+use retry_budget::body::{BodyProblem, LimitedBody};
+use retry_budget::policy::is_success;
 use retry_budget::request::ReadRequest;
-use retry_budget::{is_success, BodyProblem, LimitedBody, Response};
+use retry_budget::Response;
 
 /// What an attempt came to.
 pub(crate) enum Answer<T> {
@@ -52,17 +54,10 @@ pub(crate) async fn send<T>(
     Answer::Response(response, Some(body))
 }
 
-/// The status and the headers the core reads: `Retry-After`, `Date` and the RateLimit fields.
-/// A server's answer is never cross-origin: nothing hides a header from it.
+/// The status and the headers the core reads, which it names. A server's answer is never
+/// cross-origin: nothing hides a header from it.
 fn core_response(answer: &reqwest::Response) -> Response {
-    let mut response = Response::new(answer.status().as_u16());
-    response.retry_after = header(answer, "retry-after");
-    response.date = header(answer, "date");
-    for (name, value) in answer.headers() {
-        // Only the RateLimit fields are kept; `set` says which names are those.
-        let _ = (response.rate_limit).set(name.as_str(), String::from_utf8_lossy(value.as_bytes()));
-    }
-    response
+    Response::from_headers(answer.status().as_u16(), |name| header(answer, name))
 }
 
 /// A header's value, as text: bytes that are not UTF-8 are kept as replacement characters, so

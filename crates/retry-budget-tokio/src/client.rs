@@ -8,11 +8,14 @@ use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, SystemTime};
 
+use retry_budget::action::Phase;
+use retry_budget::body::BodyProblem;
+use retry_budget::policy::{is_success, PolicyError};
+use retry_budget::report::TransportFailure;
 use retry_budget::request::ReadRequest;
+use retry_budget::scope::{RetryPurse, ScopePolicyError, ScopeState};
 use retry_budget::{
-    is_success, BodyProblem, ClientEvent, HandOver, Outcome, Phase, PolicyError, ReadId,
-    RetryPolicy, RetryPurse, ScopePolicy, ScopePolicyError, ScopeState, Step, StopReport,
-    TraceEvent, TransportFailure,
+    ClientEvent, HandOver, Outcome, ReadId, RetryPolicy, ScopePolicy, Step, StopReport, TraceEvent,
 };
 use tokio::sync::{mpsc, Notify};
 use tokio::time::Instant;
@@ -49,8 +52,8 @@ pub enum Served<T> {
     },
     /// The read's first attempt waited for a place among its scope's requests in flight (the
     /// scope's [`in_flight_limit`](ScopePolicy::in_flight_limit)) past what the render may
-    /// hold, and the read was let go before it sent anything: the browser makes it.
-    LetGo,
+    /// hold, so it was given up here before it sent anything: the browser makes it.
+    NotSent,
 }
 
 /// What a read that loaded gives: the data, and how the read went (its attempts, its time).
@@ -159,7 +162,7 @@ impl Client {
         match self.run(request, policy, parse, false).await? {
             Served::Loaded(loaded) => Ok(loaded),
             // Never asked for: this read holds as long as its budget allows.
-            Served::HandedOver { .. } | Served::LetGo => std::future::pending().await,
+            Served::HandedOver { .. } | Served::NotSent => std::future::pending().await,
         }
     }
 
@@ -237,7 +240,7 @@ impl Client {
                     let hold = tokio::time::sleep_until(self.shared.origin + hold_until);
                     tokio::select! {
                         other = next_step(&mut next) => step = other,
-                        () = hold => return Ok(Served::LetGo),
+                        () = hold => return Ok(Served::NotSent),
                     }
                 }
                 Step::Wait { .. } | Step::Queue { .. } => step = next_step(&mut next).await,

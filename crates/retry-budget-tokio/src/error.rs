@@ -1,10 +1,12 @@
 //! Why a read did not load: refused before anything was sent, or stopped with its report.
 
+use retry_budget::policy::PolicyError;
 use retry_budget::request::RequestError;
-use retry_budget::{PolicyError, StopReport, TraceEvent};
+use retry_budget::{StopReport, TraceEvent};
 
 /// Why a read did not load.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReadError {
     /// The policy is not valid; nothing was sent.
     #[error("the policy is not valid: {0}")]
@@ -28,6 +30,7 @@ pub enum ReadError {
 /// Why a URL may not be read from this server. It names the origin at most, never a path, a
 /// query or a credential, which may hold secrets.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum OriginError {
     /// Not an absolute URL: on a server a read needs one (there is no page to be relative to).
     #[error("it is not an absolute URL")]

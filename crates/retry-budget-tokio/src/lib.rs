@@ -5,7 +5,7 @@
 //! - `client`: [`Client`], one process's reads and the one ledger they share, with its one
 //!   timer task; the rules are all the core's ([`retry_budget::Client`]).
 //! - `attempt`: one attempt on the wire, through `reqwest`: the headers the core reads, and a
-//!   2xx body streamed up to its limit under the core's body rule ([`retry_budget::LimitedBody`]).
+//!   2xx body streamed up to its limit under the core's body rule ([`retry_budget::body::LimitedBody`]).
 //! - `origins`: the origins a server may read, and the URLs it refuses.
 //! - `share`: what a process's ledger tells the other processes' ([`LedgerShare`]), opt-in.
 //! - `error`: why a read did not load.
@@ -22,3 +22,16 @@ pub use client::{Client, Loaded, Served};
 pub use error::{OriginError, ReadError};
 pub use origins::AllowedOrigins;
 pub use share::{LedgerShare, SharedBlock, Taken};
+
+// The core's types this crate's API takes and gives, so that an app needs no second import
+// path for them (and no second version of the core).
+#[cfg(feature = "json")]
+pub use retry_budget::body::parse_json;
+pub use retry_budget::body::BodyProblem;
+pub use retry_budget::policy::PolicyError;
+pub use retry_budget::report::{self, Outcome, StopReport};
+pub use retry_budget::request::{ReadRequest, RequestError};
+pub use retry_budget::scope::{
+    BlockCause, RetryPurse, ScopeBlock, ScopePolicy, ScopePolicyError, ScopeState,
+};
+pub use retry_budget::{HandOver, RetryPolicy, TraceEvent};

@@ -10,7 +10,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use retry_budget::{BlockCause, RetryPurse, ScopeBlock};
+use retry_budget::scope::{BlockCause, RetryPurse, ScopeBlock};
 
 /// What one process tells the others of a scope's block, and hears from them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,11 +3,10 @@
 
 use std::time::Duration;
 
+use retry_budget::body::{parse_json, BodyProblem};
+use retry_budget::report::{HeldBy, OutcomeKind, Overrun};
 use retry_budget::request::ReadRequest;
-use retry_budget::{
-    parse_json, BodyProblem, HandOver, HeldBy, Outcome, OutcomeKind, Overrun, RetryPolicy,
-    ScopePolicy, Step,
-};
+use retry_budget::{HandOver, Outcome, RetryPolicy, ScopePolicy, Step};
 use retry_budget_tokio::{AllowedOrigins, Client, OriginError, ReadError, Served};
 use serde_json::Value;
 
@@ -287,7 +286,7 @@ async fn futures_join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Out
 }
 
 #[tokio::test]
-async fn a_render_whose_first_attempt_would_queue_past_its_hold_is_let_go_unsent() {
+async fn a_render_whose_first_attempt_would_queue_past_its_hold_is_given_up_unsent() {
     let origin = serve().await;
     let http = reqwest::Client::new();
     let base = slow_limiter(&origin).await;
@@ -295,7 +294,7 @@ async fn a_render_whose_first_attempt_would_queue_past_its_hold_is_let_go_unsent
     let one_at_a_time = ScopePolicy::new().with_in_flight_limit(1);
     client.scope_policy(&origin, one_at_a_time).unwrap();
     let request = ReadRequest::get(format!("{base}/palettes?collection=coast"));
-    // Three renders at once: one sends, the others are let go at once (no hold by default);
+    // Three renders at once: one sends, the others give up unsent at once (no hold by default);
     // a fourth allowed to hold 1 s waits its turn and loads.
     let held = policy().with_server_hold(Duration::from_secs(1));
     let started = tokio::time::Instant::now();
@@ -310,11 +309,11 @@ async fn a_render_whose_first_attempt_would_queue_past_its_hold_is_let_go_unsent
         .iter()
         .map(|s| match s {
             Ok(Served::Loaded(_)) => "loaded",
-            Ok(Served::LetGo) => "let go",
+            Ok(Served::NotSent) => "not sent",
             other => panic!("{other:?}"),
         })
         .collect();
-    assert_eq!(kinds, ["loaded", "let go", "let go", "loaded"]);
+    assert_eq!(kinds, ["loaded", "not sent", "not sent", "loaded"]);
     assert!(
         started.elapsed() < Duration::from_secs(1),
         "no render held past its hold"
@@ -462,3 +461,4 @@ async fn a_url_on_an_origin_not_allowed_is_refused_before_anything_is_sent() {
         "the policy is not valid: max_attempts is 0: at least one attempt is needed"
     );
 }
+

@@ -3,17 +3,18 @@
 use std::time::{Duration, SystemTime};
 
 use super::block::ScopeBlock;
+use super::body::BodyProblem;
 use super::clock::ClockSource;
 use super::hand_over::HandOver;
 use super::policy::{is_success, PolicyError, RetryPolicy};
 use super::random::SplitMix64;
 use super::report::{
-    BodyProblem, Cancelled, HeldBy, LastResponse, Outcome, Overrun, StopReport, TransportFailure,
+    Cancelled, HeldBy, LastResponse, Outcome, Overrun, StopReport, TransportFailure,
 };
 use super::response::{Reading, Response};
 use super::retry_after::{HeaderNote, RetryAfter};
 use super::trace::{DropReason, Event, Failure, TraceEvent};
-use super::wait::WaitReason;
+pub use super::wait::WaitReason;
 
 /// What the driver must do next. `deadline` and `until` are on the driver's monotonic clock.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,7 +110,8 @@ enum Class {
 ///
 /// ```
 /// use std::time::Duration;
-/// use retry_budget::{Outcome, Overrun, ReadAction, Response, RetryPolicy, Step};
+/// use retry_budget::report::Overrun;
+/// use retry_budget::{Outcome, ReadAction, Response, RetryPolicy, Step};
 ///
 /// let s = Duration::from_secs;
 /// let mut action = ReadAction::start(s(0), RetryPolicy::new()).unwrap();
@@ -186,7 +188,7 @@ impl ReadAction {
         let mut action = Self::started(now, policy, None, 0)?;
         action.stop(
             now,
-            Outcome::BudgetExhausted(Overrun::Scope(HeldBy::Crowd { max })),
+            Outcome::BudgetExhausted(Overrun::Scope(HeldBy::MaxWaiting { max })),
         );
         Ok(action)
     }

@@ -7,12 +7,47 @@
 //! for any `serde` type, or a type's own parser, such as the Palette List screen's, which gives
 //! the same answers without shipping `serde_json`.
 
-use crate::report::BodyProblem;
+/// Why a 2xx's body could not be used: the kind and the place, never a word of what the body
+/// held (a parser's own message quotes it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyProblem {
+    /// No body at all (a 204, or an empty 200).
+    Empty,
+    /// Not JSON (an HTML error page from a proxy, say).
+    NotJson {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// JSON, but not of the shape expected.
+    WrongShape {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// The body ended before its JSON did.
+    Truncated {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// Larger than the policy's `max_body_bytes`: reading stopped there and the fetch was
+    /// aborted.
+    TooLarge {
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// The body stopped arriving part way (the connection failed after the headers).
+    Interrupted,
+}
 
 /// A body being read, chunk by chunk, up to a limit.
 ///
 /// ```
-/// use retry_budget::{BodyProblem, LimitedBody};
+/// use retry_budget::body::{BodyProblem, LimitedBody};
 ///
 /// // A parser of the whole body: here, its length; `parse_json` (feature `json`) reads JSON.
 /// let length = |body: &[u8]| Ok(body.len());

@@ -24,9 +24,10 @@ use std::time::{Duration, SystemTime};
 
 use super::action::{Phase, ReadAction, Step};
 use super::block::{blocks_scope, BlockCause, ScopeBlock};
+use super::body::BodyProblem;
 use super::hand_over::HandOver;
 use super::policy::{is_success, PolicyError, RetryPolicy};
-use super::report::{BodyProblem, TransportFailure};
+use super::report::TransportFailure;
 use super::response::Response;
 use super::scope::{Place, ScopeLedger, ScopeState};
 use super::scope_policy::{ScopePolicy, ScopePolicyError};

@@ -28,7 +28,7 @@ const MONTHS: [&str; 12] = [
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
-/// use retry_budget::HttpDate;
+/// use retry_budget::headers::HttpDate;
 ///
 /// let d = HttpDate::parse("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
 /// assert_eq!(d.unix_seconds(), 784_111_777);

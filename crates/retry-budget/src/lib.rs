@@ -11,65 +11,74 @@
 //! The fixture model, the fleet simulator and the browser runtime drive the same [`Client`]. The
 //! rules it keeps are in [`contract`].
 //!
-//! The modules in layers, each importing only from the layers above it in this table:
+//! The root holds what a read needs on its main path; the rest is in modules named for what
+//! they hold:
 //!
-//! | layer | module | what |
+//! | module | what |
+//! |---|---|
+//! | [`action`] | [`ReadAction`], one read's state machine: its [`Step`]s, its phase, why it waits |
+//! | [`policy`] | [`RetryPolicy`]: one read's budget, its `const fn` builders and its validation |
+//! | [`scope`] | what the reads of one API share: [`ScopePolicy`], its ledger's state, its block |
+//! | [`headers`] | what an answer's headers say: `Retry-After`, `Date`, the RateLimit fields |
+//! | [`report`] | how a read ended: [`Outcome`], each with its own facts, apart from its last response |
+//! | [`trace`] | [`Event`]: what the trace records, and how each event reads |
+//! | [`words`] | the sentences a user reads: [`StopMessage`], [`Progress`], how seconds are written |
+//! | [`hand_over`] | [`HandOver`]: a read handed from a server's render to the browser, as text |
+//! | [`request`] | [`ReadRequest`]: what a read sends, checked before anything is sent |
+//! | [`body`] | the one rule for reading a 2xx body |
+//! | [`timeline`] | an action drawn from its trace alone |
+//!
+//! Inside, the files in layers, each importing only from the layers above it in this table:
+//!
+//! | layer | file | what |
 //! |---|---|---|
 //! | 1, leaves | `seconds` | how a duration is written, everywhere |
-//! | | `http_date` | [`HttpDate`]: the three HTTP-date forms, any year, RFC 850's century |
-//! | | `shown` | how a value a server sent is shown to a reader ([`quoted`]) |
-//! | | `block` | [`ScopeBlock`]: no attempt on a scope starts before its end |
-//! | | `random` | [`SplitMix64`]: the seeded random numbers jitter is drawn from |
+//! | | `http_date` | the three HTTP-date forms, any year, RFC 850's century |
+//! | | `shown` | how a value a server sent is shown to a reader |
+//! | | `block` | a scope's block: no attempt on it starts before its end |
+//! | | `random` | the seeded random numbers jitter is drawn from |
 //! | | `scope_map` | where the ledger keeps its scopes by name: a list in a browser, a hash map on a server |
-//! | 2, rules and parsers | `policy` | [`RetryPolicy`]: one read's budget, its `const fn` builders and its validation |
-//! | | `scope_policy` | [`ScopePolicy`]: what one scope's reads share (in flight, delayed, retry tokens) |
-//! | | `clock` | the clock evidence that dates a receipt ([`receipt_clock`]) |
-//! | | `retry_after` | [`parse_retry_after`] |
-//! | | `rate_limit` | [`RateLimitFields`]: what is left of a scope's quota, and when it resets (`RateLimit` parsed by `sfv`) |
+//! | | `body` | the body rule, and [`BodyProblem`](body::BodyProblem) |
+//! | 2, rules and parsers | `policy`, `scope_policy`, `clock` (the evidence that dates a receipt), `retry_after`, `rate_limit`; `headers` names the last three's public items |
 //! | 3, what an answer says | `response` | [`Response`], read once for the ledger and the action |
-//! | | `wait` | [`WaitReason`]: why a wait is as long as it is; a valid hint made a delay |
-//! | | `report` | [`StopReport`]: how a read ended ([`Outcome`], each with its own facts), apart from its last response |
-//! | 4, records and ledger | `trace` | [`Event`]: what the trace records, and how each event reads |
-//! | | `words` | every sentence the user reads, private; read through [`StopMessage`] and [`Progress`] |
+//! | | `wait` | why a wait is as long as it is; a valid hint made a delay |
+//! | | `report` | a read's ending |
+//! | 4, records and ledger | `trace` | the trace's events |
+//! | | `words` | every sentence the user reads |
 //! | | `scope` | the scope ledger: what every request to one API has been told, and its queue |
-//! | | `hand_over` | [`HandOver`]: a read handed from a server's render to the browser, as text |
-//! | | `handed_stop` | [`HandedStop`]: a read's stop handed over the same way, its report whole |
-//! | | `handed_trace` | [`HandedTrace`]: a read's trace handed over the same way, every event whole |
-//! | 5, one read | `action` | [`ReadAction`]: one read's state machine |
+//! | | `hand_over/` | the hand-over's text (`read`), and a stop's (`stop`) and a trace's (`trace`) the same way |
+//! | 5, one read | `action` | one read's state machine |
 //! | 6, one client | `client` | [`Client`]: a client's reads and their ledger (a browser page's, a server process's), and the rules of their meeting |
 //!
-//! Beside the layers, what a driver needs around them: [`request`] (what a read sends, checked
-//! before anything is sent), [`body`] (the one rule for reading a 2xx body) and [`timeline`]
-//! (an action drawn from its trace alone).
+//! Beside the layers: `request` and `timeline`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod action;
 mod block;
 mod client;
 mod clock;
-mod hand_over;
-mod handed_stop;
-mod handed_trace;
 mod http_date;
-mod policy;
 mod random;
 mod rate_limit;
-mod report;
 mod response;
 mod retry_after;
-mod scope;
 mod scope_map;
 mod scope_policy;
 mod seconds;
 mod shown;
-mod trace;
 mod wait;
-mod words;
 
+pub mod action;
 pub mod body;
+pub mod hand_over;
+pub mod headers;
+pub mod policy;
+pub mod report;
 pub mod request;
+pub mod scope;
 pub mod timeline;
+pub mod trace;
+pub mod words;
 
 #[doc = include_str!("../docs/contract.md")]
 pub mod contract {}
@@ -82,35 +91,13 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 #[cfg(test)]
 mod tests;
 
-pub use action::{Phase, ReadAction, Step};
-pub use block::{BlockCause, ScopeBlock};
+pub use action::{ReadAction, Step};
 pub use client::{Client, ClientEvent, ReadId};
-pub use clock::{parse_date_header, receipt_clock, ClockSource};
-pub use hand_over::{HandOver, HandOverError};
-pub use handed_stop::HandedStop;
-pub use handed_trace::{handed_trace, parse_trace, HandedTrace};
-pub use http_date::{HttpDate, MIN_SECS as FIRST_HTTP_DATE};
-pub use policy::{
-    is_success, FittingAttempts, PolicyError, Priority, RetryPolicy, StatusSet,
-    DEFAULT_FALLBACK_WAITS, DEFAULT_MAX_BODY_BYTES,
-};
-pub use random::SplitMix64;
-pub use rate_limit::{IgnoredField, Quota, QuotaForm, RateLimitFields};
-pub use report::{
-    BodyProblem, Cancelled, HeldBy, LastResponse, Outcome, OutcomeKind, Overrun, StopReport,
-    TransportFailure,
-};
+pub use hand_over::HandOver;
+pub use policy::RetryPolicy;
+pub use report::{Outcome, StopReport};
+pub use request::ReadRequest;
 pub use response::Response;
-pub use retry_after::{parse_retry_after, HeaderNote, InvalidRetryAfter, RetryAfter};
-pub use scope::{RetryPurse, ScopeState};
-pub use scope_policy::{RetryTokens, ScopePolicy, ScopePolicyError};
-pub use seconds::{next_change, seconds_text, Precision};
-pub use shown::quoted;
-
-#[cfg(feature = "json")]
-pub use body::parse_json;
-pub use body::LimitedBody;
-pub use request::{Credentials, ReadRequest, RequestError};
-pub use trace::{DropReason, Event, Failure, TraceEvent};
-pub use wait::WaitReason;
-pub use words::{MessageLine, Progress, StopMessage};
+pub use scope::ScopePolicy;
+pub use trace::{Event, TraceEvent};
+pub use words::{Progress, StopMessage};

@@ -502,6 +502,7 @@ impl fmt::Display for FittingAttempts {
 
 /// Why a policy was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PolicyError {
     /// `max_attempts` is 0.
     #[error("max_attempts is 0: at least one attempt is needed")]

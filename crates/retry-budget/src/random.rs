@@ -2,25 +2,17 @@
 //! exactly (a driver seeds it at random; a test, a replay or a simulation with a fixed number).
 
 /// A seeded stream of random numbers (splitmix64). Not for secrets.
-///
-/// ```
-/// use retry_budget::SplitMix64;
-///
-/// let (mut a, mut b) = (SplitMix64::new(7), SplitMix64::new(7));
-/// assert_eq!(a.next_u64(), b.next_u64());
-/// assert_ne!(a.next_u64(), SplitMix64::new(8).next_u64());
-/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SplitMix64(u64);
+pub(crate) struct SplitMix64(u64);
 
 impl SplitMix64 {
     /// The stream that `seed` starts.
-    pub const fn new(seed: u64) -> Self {
+    pub(crate) const fn new(seed: u64) -> Self {
         Self(seed)
     }
 
     /// The next number.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

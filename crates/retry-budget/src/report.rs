@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::block::BlockCause;
+use super::body::BodyProblem;
 use super::http_date::HttpDate;
 use super::retry_after::HeaderNote;
 
@@ -161,43 +162,6 @@ impl fmt::Display for OutcomeKind {
     }
 }
 
-/// Why a 2xx's body could not be used: the kind and the place, never a word of what the body
-/// held (a parser's own message quotes it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BodyProblem {
-    /// No body at all (a 204, or an empty 200).
-    Empty,
-    /// Not JSON (an HTML error page from a proxy, say).
-    NotJson {
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-    },
-    /// JSON, but not of the shape expected.
-    WrongShape {
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-    },
-    /// The body ended before its JSON did.
-    Truncated {
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-    },
-    /// Larger than the policy's `max_body_bytes`: reading stopped there and the fetch was
-    /// aborted.
-    TooLarge {
-        /// The limit, in bytes.
-        limit: u64,
-    },
-    /// The body stopped arriving part way (the connection failed after the headers).
-    Interrupted,
-}
-
 /// Why a request failed before any answer arrived (`transport_failure`); its `Display` is the
 /// sentence the user reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -243,14 +207,14 @@ pub enum HeldBy {
         /// The most requests to the scope in flight at once.
         limit: u32,
     },
-    /// The scope's retry tokens ([`RetryTokens`](super::RetryTokens)): less than one was left
+    /// The scope's retry tokens ([`RetryTokens`](crate::scope::RetryTokens)): less than one was left
     /// when the answer asked for a retry.
     RetryTokens,
     /// The scope's cap on delayed reads ([`ScopePolicy::with_max_waiting`]): `max` reads on
     /// it were already waiting or queued when this one started and would have been delayed.
     ///
     /// [`ScopePolicy::with_max_waiting`]: super::ScopePolicy::with_max_waiting
-    Crowd {
+    MaxWaiting {
         /// The cap.
         max: u32,
     },

@@ -41,6 +41,7 @@ pub enum Credentials {
 
 /// Why a request cannot be sent as described. Each names the header, never its value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RequestError {
     /// A header name that is not an HTTP token (RFC 9110 §5.6.2).
     #[error("header name {} is not an HTTP token", quoted(.0))]

@@ -35,6 +35,34 @@ impl Response {
         }
     }
 
+    /// The answer as the core reads it, from its status and a look-up of its headers by
+    /// lower-case name: the one place that says which headers the core reads (`Retry-After`,
+    /// `Date` and the RateLimit fields). A driver gives a value that is not text as text with
+    /// replacement characters, so the core finds it invalid rather than missing.
+    ///
+    /// ```
+    /// use retry_budget::Response;
+    ///
+    /// let date = "Mon, 01 Jan 2024 12:00:00 GMT";
+    /// let headers = [("retry-after", "3"), ("date", date), ("x-ratelimit-reset", "3"), ("x-trace", "a")];
+    /// let look_up = |name: &str| headers.iter().find(|h| h.0 == name).map(|h| h.1.to_owned());
+    /// assert_eq!(
+    ///     Response::from_headers(429, look_up),
+    ///     Response::new(429).retry_after("3").date(date).rate_limit("X-RateLimit-Reset", "3")
+    /// );
+    /// ```
+    pub fn from_headers(status: u16, header: impl Fn(&str) -> Option<String>) -> Self {
+        let mut response = Self::new(status);
+        response.retry_after = header("retry-after");
+        response.date = header("date");
+        for name in RateLimitFields::NAMES {
+            if let Some(value) = header(name) {
+                response.rate_limit.set(name, value);
+            }
+        }
+        response
+    }
+
     /// With a `Retry-After` value.
     pub fn retry_after(mut self, value: impl Into<String>) -> Self {
         self.retry_after = Some(value.into());

@@ -72,7 +72,7 @@ impl fmt::Display for HeaderNote {
 ///
 /// ```
 /// use std::time::Duration;
-/// use retry_budget::{parse_retry_after, RetryAfter};
+/// use retry_budget::headers::{parse_retry_after, RetryAfter};
 ///
 /// assert_eq!(parse_retry_after("3"), Ok(RetryAfter::Delay(Duration::from_secs(3))));
 /// assert!(matches!(parse_retry_after("Mon, 01 Jan 2024 12:00:06 GMT"), Ok(RetryAfter::Date(_))));

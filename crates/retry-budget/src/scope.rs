@@ -3,21 +3,21 @@
 //! A rate limit belongs to the service's scope (an API, an account), not to one screen. When a
 //! `429` with a valid `Retry-After` arrives, the ledger blocks the response's scope until that
 //! time, *before* the answering action plans its own wait; every action on the scope reads the
-//! block before it starts an attempt ([`ReadAction::handle_scope_block`]). A block only ever
+//! block before it starts an attempt. A block only ever
 //! grows: a later, shorter hint never shortens it, and it never reopens an action's budget.
 //!
 //! Like [`ReadAction`], the ledger is sans-IO: `now` is passed in, and it keeps no clock.
 //!
 //! [`ReadAction`]: super::ReadAction
-//! [`ReadAction::handle_scope_block`]: super::ReadAction::handle_scope_block
 
 use std::time::Duration;
 
-use super::block::{blocks_scope, BlockCause, ScopeBlock};
+use super::block::blocks_scope;
+pub use super::block::{BlockCause, ScopeBlock};
 use super::policy::Priority;
 use super::response::Reading;
 use super::scope_map::ScopeMap;
-use super::scope_policy::{RetryTokens, ScopePolicy, ScopePolicyError};
+pub use super::scope_policy::{RetryTokens, ScopePolicy, ScopePolicyError};
 use super::wait::WaitReason;
 
 /// What the ledger knows of one scope.
@@ -266,7 +266,7 @@ impl ScopeLedger {
 
     /// A block learned elsewhere (another tab, say): kept if it ends later than the one the
     /// scope has, and ignored otherwise. Returns whether it was kept.
-    pub fn handle_block(&mut self, scope: &str, block: ScopeBlock) -> bool {
+    pub(crate) fn handle_block(&mut self, scope: &str, block: ScopeBlock) -> bool {
         let state = self.entry(scope);
         if state.block.is_some_and(|b| b.until >= block.until) {
             return false;
@@ -278,7 +278,7 @@ impl ScopeLedger {
 
     /// The block an attempt starting at `now` on `scope` must wait for; `None` when the scope
     /// is open.
-    pub fn poll_block(&self, now: Duration, scope: &str) -> Option<ScopeBlock> {
+    pub(crate) fn poll_block(&self, now: Duration, scope: &str) -> Option<ScopeBlock> {
         self.find(scope)?.block.filter(|block| block.until > now)
     }
 
@@ -436,7 +436,7 @@ impl ScopeLedger {
     }
 
     /// What the ledger knows of `scope`.
-    pub fn state(&self, scope: &str) -> ScopeState {
+    pub(crate) fn state(&self, scope: &str) -> ScopeState {
         let count = |list: &[Holder]| {
             let n = list.iter().filter(|h| h.scope == scope).count();
             u32::try_from(n).unwrap_or(u32::MAX)

@@ -16,7 +16,8 @@ use std::fmt;
 /// | retry tokens ([`with_retry_tokens`](Self::with_retry_tokens)) | off |
 ///
 /// ```
-/// use retry_budget::{RetryTokens, ScopePolicy};
+/// use retry_budget::scope::RetryTokens;
+/// use retry_budget::ScopePolicy;
 ///
 /// /// The source document's shared credentials: two in flight, 25 delayed, 10 retry tokens.
 /// const SHARED: ScopePolicy = ScopePolicy::new()
@@ -111,6 +112,7 @@ impl ScopePolicy {
 
 /// Why a scope's policy was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ScopePolicyError {
     /// An in-flight limit of 0.
     #[error("in_flight_limit is 0: at least one request must be allowed in flight")]

@@ -19,7 +19,7 @@ pub enum Precision {
 ///
 /// ```
 /// use std::time::Duration;
-/// use retry_budget::{seconds_text, Precision};
+/// use retry_budget::words::{seconds_text, Precision};
 ///
 /// let d = Duration::from_micros(2_012_300);
 /// assert_eq!(seconds_text(d, Precision::Exact), "2.0123");
@@ -64,7 +64,7 @@ pub fn seconds_text(d: Duration, precision: Precision) -> String {
 ///
 /// ```
 /// use std::time::Duration;
-/// use retry_budget::next_change;
+/// use retry_budget::words::next_change;
 ///
 /// let ms = Duration::from_millis;
 /// assert_eq!(next_change(ms(2_300)), Some(ms(300))); // "3 s" becomes "2 s" in 0.3 s

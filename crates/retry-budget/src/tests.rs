@@ -7,7 +7,16 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::scope::{Place, ScopeLedger};
 use super::*;
+use crate::action::{Phase, WaitReason};
+use crate::body::BodyProblem;
+use crate::hand_over::{handed_trace, parse_trace, HandOverError};
+use crate::headers::{parse_retry_after, ClockSource, HeaderNote, HttpDate};
+use crate::policy::{PolicyError, Priority, StatusSet};
+use crate::report::{Cancelled, HeldBy, LastResponse, OutcomeKind, Overrun, TransportFailure};
+use crate::scope::{BlockCause, RetryTokens, ScopeBlock, ScopePolicyError, ScopeState};
 use crate::test_clock::{noon, s};
+use crate::trace::DropReason;
+use crate::words::{seconds_text, Precision};
 
 /// The stop message, line by line.
 fn message(r: &StopReport) -> Vec<String> {
@@ -1015,7 +1024,7 @@ fn planned_wait(
     let mut a = ReadAction::start_under(T0, policy.clone(), None, None, seed).unwrap();
     a.poll_action();
     a.handle_response(T0 + s(1), answer, None);
-    let Some(Step::Wait { until, reason }) = a.poll_action() else {
+    let Some(Step::Wait { until, reason, .. }) = a.poll_action() else {
         panic!("a wait: {:?}", a.trace())
     };
     let jitter = a
@@ -1167,7 +1176,7 @@ fn reads_held_back_together_are_released_apart() {
     let mut releases = Vec::new();
     for seed in [11, 12, 13] {
         let mut a = ReadAction::start_under(T0, policy.clone(), Some(block), None, seed).unwrap();
-        let Some(Step::Wait { until, reason }) = a.poll_action() else {
+        let Some(Step::Wait { until, reason, .. }) = a.poll_action() else {
             panic!("a wait")
         };
         assert_eq!(
@@ -1828,7 +1837,7 @@ fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
         (r.outcome.kind(), held_by(&r), r.attempts),
         (
             OutcomeKind::BudgetExhausted,
-            Some(HeldBy::Crowd { max: 2 }),
+            Some(HeldBy::MaxWaiting { max: 2 }),
             0
         )
     );
@@ -1865,7 +1874,7 @@ fn past_the_cap_on_delayed_reads_a_new_read_stops_at_once_and_sends_nothing() {
     ));
     assert_eq!(
         held_by(client.read(turned).unwrap().report().unwrap()),
-        Some(HeldBy::Crowd { max: 1 })
+        Some(HeldBy::MaxWaiting { max: 1 })
     );
     assert_eq!(
         ScopePolicy::new()
@@ -2220,7 +2229,7 @@ fn every_stop_reads_back_as_it_was_handed_over() {
         })),
         Outcome::BudgetExhausted(Overrun::Scope(HeldBy::Queue { limit: 2 })),
         Outcome::BudgetExhausted(Overrun::Scope(HeldBy::RetryTokens)),
-        Outcome::BudgetExhausted(Overrun::Scope(HeldBy::Crowd { max: 25 })),
+        Outcome::BudgetExhausted(Overrun::Scope(HeldBy::MaxWaiting { max: 25 })),
         Outcome::AttemptsExhausted,
         Outcome::UserLeft {
             cancelled: Cancelled::InFlight,

@@ -10,9 +10,10 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::{
-    seconds_text, words, Event, Failure, OutcomeKind, Precision, StopReport, TraceEvent, WaitReason,
-};
+use crate::action::WaitReason;
+use crate::report::{OutcomeKind, StopReport};
+use crate::trace::{Event, Failure, TraceEvent};
+use crate::words::{self, seconds_text, Precision};
 
 /// The picture's width in SVG units; it scales to its container.
 pub const WIDTH: f64 = 720.0;

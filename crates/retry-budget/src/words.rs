@@ -1,14 +1,18 @@
 //! Every sentence the user reads, in one room: the stop message, the progress lines, why a
-//! wait is as long as it is, and the timeline's labels. Private: an app reads them through the
-//! `Display` of the typed values ([`StopMessage`], [`Progress`], [`BodyProblem`], [`TransportFailure`](crate::TransportFailure)), and an app in another
-//! language writes its own words from the facts those values carry.
+//! wait is as long as it is, and the timeline's labels. The sentences themselves are private:
+//! an app reads them through the `Display` of the typed values ([`StopMessage`], [`Progress`],
+//! [`BodyProblem`], [`TransportFailure`](crate::report::TransportFailure)), and an app in another
+//! language writes its own words from the facts those values carry. Public here: those values,
+//! and how a number of seconds is written ([`seconds_text`]) and when its text next changes.
 
 use std::fmt;
 use std::time::Duration;
 
 use super::block::BlockCause;
-use super::report::{BodyProblem, Cancelled, HeldBy, Outcome, OutcomeKind, Overrun, StopReport};
-use super::seconds::{seconds_text, Precision};
+use super::body::BodyProblem;
+use super::report::{Cancelled, HeldBy, Outcome, OutcomeKind, Overrun, StopReport};
+pub use super::seconds::{next_change, seconds_text, Precision};
+pub use super::shown::quoted;
 use super::wait::WaitReason;
 
 /// "1 second", "2 seconds", "2.5 seconds": to the tenth, as a person reads a duration. A real
@@ -279,7 +283,7 @@ impl fmt::Display for MessageLine<'_> {
 fn headline(f: &mut fmt::Formatter<'_>, r: &StopReport) -> fmt::Result {
     match r.outcome {
         Outcome::Succeeded => f.write_str("Loaded."),
-        Outcome::BudgetExhausted(Overrun::Scope(HeldBy::Crowd { .. })) => {
+        Outcome::BudgetExhausted(Overrun::Scope(HeldBy::MaxWaiting { .. })) => {
             f.write_str("Stopped: too many reads are waiting on this API.")
         }
         Outcome::BudgetExhausted(_) => {
@@ -355,11 +359,11 @@ fn overrun_words(f: &mut fmt::Formatter<'_>, overrun: Overrun) -> fmt::Result {
             "{} Its turn did not come while the next attempt could still fit this read's budget.",
             in_flight_words(limit)
         ),
-        Overrun::Scope(HeldBy::Crowd { max: 1 }) => f.write_str(
+        Overrun::Scope(HeldBy::MaxWaiting { max: 1 }) => f.write_str(
             "1 read on this API is already waiting. This one would have been the next, so it was \
              not started.",
         ),
-        Overrun::Scope(HeldBy::Crowd { max }) => write!(
+        Overrun::Scope(HeldBy::MaxWaiting { max }) => write!(
             f,
             "{max} reads on this API are already waiting. This one would have been the next, so \
              it was not started."
@@ -454,7 +458,8 @@ pub(crate) fn deadline_label(budget: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{HttpDate, LastResponse, TransportFailure};
+    use crate::headers::HttpDate;
+    use crate::report::{LastResponse, TransportFailure};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 

@@ -15,7 +15,7 @@ use clap::Parser;
 use palette_list_model::judge::{self, check_case, judge_invalid, InvalidVerdict};
 use palette_list_model::{scope_timeline, timeline, Case, CaseError, Fixture, ScopeCase};
 use retry_budget::timeline::Timeline;
-use retry_budget::{seconds_text, Precision};
+use retry_budget::words::{seconds_text, Precision};
 use serde_json::{json, Map, Value};
 
 /// Replays every case of a fixture file through the budget core, and says whether each matches

@@ -10,7 +10,7 @@ use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 use web_sys::AbortController;
 
-use super::client::{self, Carrier};
+use super::client::{self, RunningRead};
 use super::coalesce::{self, Joinable, ParserKind, ReadKey};
 use super::fetch::{fetch, Answer};
 use super::from_server::{FromServer, Part, Pending};
@@ -18,11 +18,12 @@ use super::origin::origin;
 use super::screens::{next_screen, Screens};
 use super::state::{ReadData, ReadState, View};
 use super::time::{now, timer_ms, wall_clock};
+use retry_budget::action::Phase;
+use retry_budget::body::BodyProblem;
+use retry_budget::report::TransportFailure;
 use retry_budget::request::ReadRequest;
-use retry_budget::{
-    next_change, BodyProblem, Outcome, Phase, ReadId, RetryPolicy, Step, TraceEvent,
-    TransportFailure,
-};
+use retry_budget::words::next_change;
+use retry_budget::{Outcome, ReadId, RetryPolicy, Step, TraceEvent};
 
 /// How a 2xx body becomes the data.
 type Parser<T> = Rc<dyn Fn(&[u8]) -> Result<T, BodyProblem>>;
@@ -101,7 +102,7 @@ where
         // still there to leave.
         on_cleanup(move || {
             if let Some(shared) = driver.current() {
-                if shared.screens.part(id) {
+                if shared.screens.leave(id) {
                     leave(&shared);
                 }
             }
@@ -176,7 +177,7 @@ where
         let next = read_of(request, &self.policy, &self.parse, self.parser, None);
         next.screens.join(self.id, self.view);
         let last = self.shows.replace(next.clone());
-        if last.screens.part(self.id) {
+        if last.screens.leave(self.id) {
             let run = last.run.borrow().clone();
             if let Some(run) = run {
                 client::input(Some(run.read), |client, now| {
@@ -360,7 +361,7 @@ fn leave<T>(shared: &Rc<Shared<T>>) {
     }
 }
 
-impl<T> Carrier for Run<T>
+impl<T> RunningRead for Run<T>
 where
     T: ReadData,
 {

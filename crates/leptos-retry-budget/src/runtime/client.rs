@@ -12,13 +12,15 @@ use gloo_timers::callback::Timeout;
 
 use super::tabs::{Message, Tabs};
 use super::time::{now, timer_ms};
+use retry_budget::policy::PolicyError;
+use retry_budget::scope::{ScopePolicyError, ScopeState};
 use retry_budget::{
-    Client, ClientEvent, HandOver, PolicyError, ReadAction, ReadId, RetryPolicy, ScopePolicy,
-    ScopePolicyError, ScopeState, Step,
+    Client, ClientEvent, HandOver, ReadAction, ReadId, RetryPolicy, ScopePolicy, Step,
 };
 
-/// What carries out one read's steps in the browser: its fetch, its screens.
-pub(super) trait Carrier {
+/// A read running in the page, which carries out the steps the page decides for it: its fetch,
+/// its screens.
+pub(super) trait RunningRead {
     /// Carry out `step`, which the page decided for this read.
     fn carry_out(self: Rc<Self>, step: Step);
     /// The read's trace grew: show it.
@@ -28,7 +30,7 @@ pub(super) trait Carrier {
 thread_local! {
     static CLIENT: RefCell<Client> = const { RefCell::new(Client::new()) };
     /// Who carries out each read's steps.
-    static CARRIERS: RefCell<Vec<(ReadId, Weak<dyn Carrier>)>> = const { RefCell::new(Vec::new()) };
+    static RUNNING: RefCell<Vec<(ReadId, Weak<dyn RunningRead>)>> = const { RefCell::new(Vec::new()) };
     /// The page's one timer, at [`Client::poll_timeout`]; dropping it clears it.
     static TIMER: RefCell<Option<Timeout>> = const { RefCell::new(None) };
     /// The channel to other tabs, opened with the first read or the first look at the ledger.
@@ -49,16 +51,16 @@ thread_local! {
     });
 }
 
-/// A read starts now on `scope` under `policy`; `carrier` makes what carries out its steps,
+/// A read starts now on `scope` under `policy`; `running` makes the running read that carries out its steps,
 /// given the read's name. Its first step follows at once.
-pub(super) fn start<C: Carrier + 'static>(
+pub(super) fn start<C: RunningRead + 'static>(
     scope: &str,
     policy: RetryPolicy,
-    carrier: impl FnOnce(ReadId) -> Rc<C>,
+    running: impl FnOnce(ReadId) -> Rc<C>,
 ) -> Result<Rc<C>, PolicyError> {
     // Each read's own random seed, so reads held back together are released apart.
     let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
-    begin(carrier, |client, now| {
+    begin(running, |client, now| {
         client.handle_start(now, scope, policy, seed)
     })
 }
@@ -66,34 +68,34 @@ pub(super) fn start<C: Carrier + 'static>(
 /// A read the server's render handed over goes on now on `scope` under `policy`
 /// ([`Client::handle_resume`]), its deadline counted from the page's time origin (zero on
 /// `performance.now()`), which came before the server started the read.
-pub(super) fn resume<C: Carrier + 'static>(
+pub(super) fn resume<C: RunningRead + 'static>(
     scope: &str,
     policy: RetryPolicy,
     hand_over: &HandOver,
-    carrier: impl FnOnce(ReadId) -> Rc<C>,
+    running: impl FnOnce(ReadId) -> Rc<C>,
 ) -> Result<Rc<C>, PolicyError> {
-    begin(carrier, |client, now| {
+    begin(running, |client, now| {
         client.handle_resume(now, Duration::ZERO, scope, policy, hand_over)
     })
 }
 
-/// A read `open`s on the page now; `carrier` carries out its steps from the first.
-fn begin<C: Carrier + 'static>(
-    carrier: impl FnOnce(ReadId) -> Rc<C>,
+/// A read `open`s on the page now; `running` makes the running read that carries out its steps from the first.
+fn begin<C: RunningRead + 'static>(
+    running: impl FnOnce(ReadId) -> Rc<C>,
     open: impl FnOnce(&mut Client, Duration) -> Result<ReadId, PolicyError>,
 ) -> Result<Rc<C>, PolicyError> {
     // From now on, this page hears the other tabs.
     TABS.with(|_| {});
     let at = now();
     let read = CLIENT.with_borrow_mut(|client| open(client, at))?;
-    let carrier = carrier(read);
-    let dyn_carrier: Rc<dyn Carrier> = carrier.clone();
-    CARRIERS.with_borrow_mut(|c| {
+    let run = running(read);
+    let dyn_run: Rc<dyn RunningRead> = run.clone();
+    RUNNING.with_borrow_mut(|c| {
         c.retain(|(_, c)| c.strong_count() > 0);
-        c.push((read, Rc::downgrade(&dyn_carrier)));
+        c.push((read, Rc::downgrade(&dyn_run)));
     });
     drive(Some(read));
-    Ok(carrier)
+    Ok(run)
 }
 
 /// An input to the page at the time now, for `read` if it is one read's; then every event it
@@ -108,7 +110,7 @@ pub(super) fn input(read: Option<ReadId>, handle: impl FnOnce(&mut Client, Durat
 pub(super) fn forget(read: ReadId) {
     input(Some(read), |client, now| client.handle_leave(now, read));
     CLIENT.with_borrow_mut(|client| client.remove(read));
-    CARRIERS.with_borrow_mut(|c| c.retain(|(r, _)| *r != read));
+    RUNNING.with_borrow_mut(|c| c.retain(|(r, _)| *r != read));
 }
 
 /// `read`'s action, to look at.
@@ -130,7 +132,7 @@ pub fn scope_state(scope: &str) -> ScopeState {
 }
 
 /// Carries out every event the page has decided, in order, then shows the trace of every read
-/// that moved (and of `read`, the input's), then arms the page's one timer. A carrier may give
+/// that moved (and of `read`, the input's), then arms the page's one timer. A running read may give
 /// the page another input: its events are carried out then, in the same order.
 fn drive(read: Option<ReadId>) {
     let mut moved: Vec<ReadId> = read.into_iter().collect();
@@ -140,8 +142,8 @@ fn drive(read: Option<ReadId>) {
                 if !moved.contains(&read) {
                     moved.push(read);
                 }
-                if let Some(carrier) = carrier(read) {
-                    carrier.carry_out(step);
+                if let Some(run) = running(read) {
+                    run.carry_out(step);
                 }
             }
             ClientEvent::Blocked { scope, block } => TABS.with(|tabs| {
@@ -152,8 +154,8 @@ fn drive(read: Option<ReadId>) {
         }
     }
     for read in moved {
-        if let Some(carrier) = carrier(read) {
-            carrier.traced();
+        if let Some(run) = running(read) {
+            run.traced();
         }
     }
     let next = CLIENT.with_borrow(Client::poll_timeout);
@@ -165,6 +167,6 @@ fn drive(read: Option<ReadId>) {
     TIMER.replace(timer);
 }
 
-fn carrier(read: ReadId) -> Option<Rc<dyn Carrier>> {
-    CARRIERS.with_borrow(|c| c.iter().find(|(r, _)| *r == read)?.1.upgrade())
+fn running(read: ReadId) -> Option<Rc<dyn RunningRead>> {
+    RUNNING.with_borrow(|c| c.iter().find(|(r, _)| *r == read)?.1.upgrade())
 }

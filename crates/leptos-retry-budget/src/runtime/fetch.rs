@@ -8,9 +8,11 @@ use web_sys::{
 };
 
 use super::origin::is_cross_origin;
+use retry_budget::body::BodyProblem;
 use retry_budget::body::LimitedBody;
+use retry_budget::policy::is_success;
 use retry_budget::request::{Credentials, ReadRequest};
-use retry_budget::{is_success, BodyProblem, RateLimitFields, Response};
+use retry_budget::Response;
 
 /// What one fetch came back with.
 pub(super) enum Answer<T> {
@@ -45,22 +47,12 @@ pub(super) async fn fetch<T>(
     let Ok(resp) = sent else {
         return Answer::Failed;
     };
-    let header = |name| resp.headers().get(name);
+    let header = |name: &str| resp.headers().get(name);
     // Where the answer came from, after any redirect, decides whether CORS may hide its
     // headers.
     let from = resp.url();
-    let mut response = Response {
-        status: resp.status(),
-        retry_after: header("retry-after"),
-        date: header("date"),
-        cross_origin: is_cross_origin(if from.is_empty() { url } else { &from }),
-        rate_limit: RateLimitFields::none(),
-    };
-    for name in RateLimitFields::NAMES {
-        if let Some(value) = header(name) {
-            response.rate_limit.set(name, value);
-        }
-    }
+    let mut response = Response::from_headers(resp.status(), header);
+    response.cross_origin = is_cross_origin(if from.is_empty() { url } else { &from });
     let body = if is_success(response.status) {
         receive_body(&resp, limit, parse, controller)
             .await

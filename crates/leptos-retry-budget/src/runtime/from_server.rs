@@ -11,7 +11,8 @@
 
 use std::time::Duration;
 
-use retry_budget::{HandOver, HandOverError, Outcome, StopReport};
+use retry_budget::hand_over::HandOverError;
+use retry_budget::{HandOver, Outcome, StopReport};
 
 use super::state::ReadState;
 
@@ -133,7 +134,7 @@ impl<T: Clone> ServerPart<T> {
 pub(crate) fn text<T: serde::Serialize>(
     served: Result<retry_budget_tokio::Served<T>, retry_budget_tokio::ReadError>,
 ) -> String {
-    use retry_budget::handed_trace;
+    use retry_budget::hand_over::handed_trace;
     use retry_budget_tokio::{ReadError, Served};
     match served {
         Ok(Served::Loaded(loaded)) => match serde_json::to_string(&loaded.data) {
@@ -151,7 +152,7 @@ pub(crate) fn text<T: serde::Serialize>(
             format!("{hand_over}\n{}", handed_trace(&trace))
         }
         // Let go unsent, queued past the render's hold: the browser reads for itself.
-        Ok(Served::LetGo) => NOT_READ.to_owned(),
+        Ok(Served::NotSent) => NOT_READ.to_owned(),
         Err(ReadError::Stopped { report, trace }) => {
             format!("{}\n{}", report.handed(), handed_trace(&trace))
         }
@@ -174,7 +175,7 @@ pub(crate) fn not_read() -> String {
 pub(crate) fn server_trace(text: &str) -> Vec<retry_budget::TraceEvent> {
     text.split('\n')
         .nth(1)
-        .and_then(|t| retry_budget::parse_trace(t).ok())
+        .and_then(|t| retry_budget::hand_over::parse_trace(t).ok())
         .unwrap_or_default()
 }
 
@@ -511,9 +512,10 @@ mod without {
 mod tests {
     use std::time::Duration;
 
-    use retry_budget::{
-        HandOver, HandOverError, LastResponse, Outcome, Overrun, StopReport, WaitReason,
-    };
+    use retry_budget::action::WaitReason;
+    use retry_budget::hand_over::HandOverError;
+    use retry_budget::report::{LastResponse, Overrun};
+    use retry_budget::{HandOver, Outcome, StopReport};
 
     use super::ServerPart;
     use crate::runtime::state::{Misconfigured, ReadState, ServerRefusal};
@@ -577,7 +579,7 @@ mod tests {
         let text = format!(
             "{}\n{}\n42",
             loaded.handed(),
-            retry_budget::handed_trace(&trace)
+            retry_budget::hand_over::handed_trace(&trace)
         );
         assert_eq!(super::server_trace(&text), trace);
         assert!(matches!(read(&text), ServerPart::Loaded { data: 42, .. }));

@@ -39,7 +39,7 @@ impl<T: 'static> Screens<T> {
     }
 
     /// Screen `id` leaves. Returns whether it was the last.
-    pub(super) fn part(&self, id: u64) -> bool {
+    pub(super) fn leave(&self, id: u64) -> bool {
         let mut views = self.views.borrow_mut();
         views.retain(|(v, _)| *v != id);
         views.is_empty()

@@ -9,7 +9,8 @@ use leptos::prelude::Signal;
 use super::from_server::{FromServer, Part};
 use super::state::{ReadData, View};
 use retry_budget::request::ReadRequest;
-use retry_budget::{RetryPolicy, ScopePolicy, ScopePolicyError, ScopeState, TraceEvent};
+use retry_budget::scope::{ScopePolicyError, ScopeState};
+use retry_budget::{RetryPolicy, ScopePolicy, TraceEvent};
 
 /// The runtime's monotonic clock; off the browser there is none to read, and it stays at
 /// zero (as a read's `clock` does).

@@ -22,7 +22,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{BroadcastChannel, Event, MessageEvent, PageTransitionEvent, VisibilityState};
 
 use super::CHANNEL;
-use retry_budget::{BlockCause, ScopeBlock};
+use retry_budget::scope::{BlockCause, ScopeBlock};
 
 /// What one tab tells the others.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -13,7 +13,7 @@
 //! refused) or from an array of its values in order.
 
 use super::{Palette, PaletteCollection};
-use retry_budget::BodyProblem;
+use retry_budget::body::BodyProblem;
 
 /// Why reading stopped: a problem already placed, or a shape problem still to be placed where
 /// the enclosing struct, list or string ends (`serde_json`'s `fix_position`).

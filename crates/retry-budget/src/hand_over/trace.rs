@@ -7,13 +7,13 @@
 use std::fmt::{self, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::hand_over::{
+use super::read::{
     escape, evidence_name, note_name, ns, parts, read_evidence, read_note, read_reason_in,
     unescape, write_reason_in, HandOverError, Unit, VERSION,
 };
-use super::rate_limit::{IgnoredField, Quota, QuotaForm, RateLimitFields};
-use super::report::{StopReport, TransportFailure};
-use super::trace::{DropReason, Event, Failure, TraceEvent};
+use crate::rate_limit::{IgnoredField, Quota, QuotaForm, RateLimitFields};
+use crate::report::{StopReport, TransportFailure};
+use crate::trace::{DropReason, Event, Failure, TraceEvent};
 
 /// What the text of a handed trace begins with; its version follows.
 const HEADER: &str = "retry-budget trace ";

@@ -5,7 +5,8 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use retry_budget::{LastResponse, Outcome, Overrun, StopReport};
+//! use retry_budget::report::{LastResponse, Overrun};
+//! use retry_budget::{Outcome, StopReport};
 //!
 //! let report = StopReport {
 //!     outcome: Outcome::BudgetExhausted(Overrun::ServerDelay(Duration::from_secs(30))),
@@ -28,14 +29,13 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::hand_over::{
+use super::read::{
     cause_name, escape, fields, ns, number, read_cause, read_last, unescape, write_last,
     HandOverError, VERSION,
 };
-use super::http_date::HttpDate;
-use super::report::{
-    BodyProblem, Cancelled, HeldBy, Outcome, Overrun, StopReport, TransportFailure,
-};
+use crate::body::BodyProblem;
+use crate::http_date::HttpDate;
+use crate::report::{Cancelled, HeldBy, Outcome, Overrun, StopReport, TransportFailure};
 
 /// What the text of a handed stop begins with; its version follows.
 const HEADER: &str = "retry-budget stop ";
@@ -113,7 +113,7 @@ fn write_outcome(f: &mut fmt::Formatter<'_>, outcome: &Outcome) -> fmt::Result {
                 }
                 Overrun::Scope(HeldBy::Queue { limit }) => write!(f, "queue:{limit}"),
                 Overrun::Scope(HeldBy::RetryTokens) => f.write_str("tokens"),
-                Overrun::Scope(HeldBy::Crowd { max }) => write!(f, "crowd:{max}"),
+                Overrun::Scope(HeldBy::MaxWaiting { max }) => write!(f, "crowd:{max}"),
             }
         }
         Outcome::AttemptsExhausted => f.write_str("attempts"),
@@ -169,7 +169,7 @@ fn read_outcome(text: &str) -> Result<Outcome, HandOverError> {
         }
         ["budget", "tokens"] => Outcome::BudgetExhausted(Overrun::Scope(HeldBy::RetryTokens)),
         ["budget", "crowd", _] => {
-            Outcome::BudgetExhausted(Overrun::Scope(HeldBy::Crowd { max: small(2)? }))
+            Outcome::BudgetExhausted(Overrun::Scope(HeldBy::MaxWaiting { max: small(2)? }))
         }
         ["attempts"] => Outcome::AttemptsExhausted,
         ["left", "in_flight"] => Outcome::UserLeft {

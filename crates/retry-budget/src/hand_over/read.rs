@@ -10,12 +10,12 @@
 use std::fmt::{self, Write};
 use std::time::Duration;
 
-use super::block::BlockCause;
-use super::clock::ClockSource;
-use super::http_date::HttpDate;
-use super::report::LastResponse;
-use super::retry_after::{parse_retry_after, HeaderNote};
-use super::wait::WaitReason;
+use crate::block::BlockCause;
+use crate::clock::ClockSource;
+use crate::http_date::HttpDate;
+use crate::report::LastResponse;
+use crate::retry_after::{parse_retry_after, HeaderNote};
+use crate::wait::WaitReason;
 
 /// What the text of a hand-over begins with, its version included.
 const HEADER: &str = "retry-budget hand-over ";
@@ -26,7 +26,9 @@ pub(crate) const VERSION: &str = "1";
 ///
 /// ```
 /// use std::time::Duration;
-/// use retry_budget::{HandOver, LastResponse, WaitReason};
+/// use retry_budget::action::WaitReason;
+/// use retry_budget::report::LastResponse;
+/// use retry_budget::HandOver;
 ///
 /// let hand_over = HandOver {
 ///     attempts: 1,
@@ -52,6 +54,7 @@ pub struct HandOver {
 
 /// Why a hand-over's text cannot be read. The read it came with is not continued.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HandOverError {
     /// The text is not a hand-over at all.
     #[error("it is not a retry-budget hand-over")]
