@@ -89,10 +89,28 @@ struct Core {
 
 impl Client {
     /// A client that reads only from `allowed`, through a `reqwest` client of its own that
-    /// follows a redirect only to an allowed origin.
+    /// follows a redirect only to an allowed origin (at most 10 in a row).
+    ///
+    /// # Panics
+    ///
+    /// Where `reqwest` cannot build a client, as `reqwest::Client::new` does (its TLS backend
+    /// or the system's resolver configuration failed to load). [`with_http`](Self::with_http)
+    /// returns the error instead.
     pub fn new(allowed: AllowedOrigins) -> Self {
+        Self::with_http(allowed, reqwest::Client::builder())
+            .unwrap_or_else(|e| panic!("reqwest could not build a client: {e}"))
+    }
+
+    /// The same, through a `reqwest` client the app configures (its TLS, its proxy, its
+    /// connection pool). Its redirect policy is this client's, whatever the builder said:
+    /// a redirect is followed only to an allowed origin, at most 10 in a row, and otherwise the
+    /// redirect itself is the answer (a `3xx`, not retried), so nothing reaches another origin.
+    pub fn with_http(
+        allowed: AllowedOrigins,
+        http: reqwest::ClientBuilder,
+    ) -> Result<Self, reqwest::Error> {
         let redirects = allowed.clone();
-        let http = reqwest::Client::builder()
+        let http = http
             .redirect(reqwest::redirect::Policy::custom(move |to| {
                 if to.previous().len() < 10 && redirects.allows(to.url()) {
                     to.follow()
@@ -100,16 +118,8 @@ impl Client {
                     to.stop()
                 }
             }))
-            .build()
-            .unwrap_or_default();
-        Self::with_http(allowed, http)
-    }
-
-    /// The same, through the app's own `reqwest` client (its TLS, its proxy). Keep its
-    /// redirects within `allowed`: this client checks each read's URL, not where the app's
-    /// client is redirected.
-    pub fn with_http(allowed: AllowedOrigins, http: reqwest::Client) -> Self {
-        Self {
+            .build()?;
+        Ok(Self {
             shared: Arc::new(Shared {
                 core: Mutex::new(Core {
                     client: retry_budget::Client::new(),
@@ -123,7 +133,7 @@ impl Client {
                 seeds: RandomState::new(),
                 share: OnceLock::new(),
             }),
-        }
+        })
     }
 
     /// Shares this process's ledger with the other processes reading the same quotas, through

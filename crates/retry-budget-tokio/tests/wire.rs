@@ -1,6 +1,8 @@
 //! The driver over real loopback sockets, against the scenario API in this process, counted
 //! where the requests arrive.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use retry_budget::body::{parse_json, BodyProblem};
@@ -9,6 +11,7 @@ use retry_budget::request::ReadRequest;
 use retry_budget::{HandOver, Outcome, RetryPolicy, ScopePolicy, Step};
 use retry_budget_tokio::{AllowedOrigins, Client, OriginError, ReadError, Served};
 use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Short cases, so each test takes at most a few seconds.
 const FIXTURE: &str = r##"{
@@ -462,3 +465,68 @@ async fn a_url_on_an_origin_not_allowed_is_refused_before_anything_is_sent() {
     );
 }
 
+/// A bare HTTP/1.1 server on a free loopback port that gives every request `answer` (a whole
+/// response head, no body) and counts the requests; its origin and the count.
+async fn answering(answer: String) -> (String, Arc<AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let count = Arc::new(AtomicUsize::new(0));
+    let counted = count.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let (answer, counted) = (answer.clone(), counted.clone());
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !head.ends_with(b"\r\n\r\n") {
+                    match socket.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                counted.fetch_add(1, Ordering::SeqCst);
+                let _ = socket.write_all(answer.as_bytes()).await;
+            });
+        }
+    });
+    (origin, count)
+}
+
+#[tokio::test]
+async fn a_redirect_reaches_no_origin_outside_the_allowed_whoever_built_the_http_client() {
+    let ok = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}";
+    let (elsewhere, reached_elsewhere) = answering(ok.to_owned()).await;
+    let found = format!(
+        "HTTP/1.1 302 Found\r\nlocation: {elsewhere}/latest/meta-data\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+    );
+    let (allowed, reached_allowed) = answering(found).await;
+    let url = format!("{allowed}/items");
+    // The client's own HTTP client, and an app's own builder that asks to follow any redirect:
+    // its policy is replaced, so the redirect is the answer (a 302, not retried).
+    let apps = reqwest::Client::builder().redirect(reqwest::redirect::Policy::limited(10));
+    let app_built = Client::with_http(AllowedOrigins::new([&allowed]).unwrap(), apps).unwrap();
+    for client in [client(&allowed), app_built] {
+        let report = stop_of(&client, &url, policy()).await;
+        assert_eq!(
+            report.outcome,
+            Outcome::NonRetryableResponse { status: 302 }
+        );
+    }
+    assert_eq!(reached_allowed.load(Ordering::SeqCst), 2);
+    assert_eq!(
+        reached_elsewhere.load(Ordering::SeqCst),
+        0,
+        "a request reached another origin"
+    );
+    // Where the redirect's origin is allowed it is followed, even from a builder that said
+    // never: one policy, the client's.
+    let never = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none());
+    let both = AllowedOrigins::new([&allowed, &elsewhere]).unwrap();
+    let loaded = Client::with_http(both, never)
+        .unwrap()
+        .read(&ReadRequest::get(&url), policy(), parse_json::<Value>)
+        .await
+        .unwrap();
+    assert_eq!(loaded.data, serde_json::json!({}));
+    assert_eq!(reached_elsewhere.load(Ordering::SeqCst), 1);
+}
