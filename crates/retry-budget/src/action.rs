@@ -40,6 +40,9 @@ pub enum Step {
     },
     /// Send nothing until `until`, then call `handle_timeout`.
     Wait {
+        /// The attempt that starts when the wait ends, if it still fits then (what a screen
+        /// shows as "attempt 2 of 3").
+        next: u32,
         /// The planned wake.
         until: Duration,
         /// Why.
@@ -743,7 +746,11 @@ impl ReadAction {
             until,
             reason: reason.clone(),
         };
-        self.pending = Some(Step::Wait { until, reason });
+        self.pending = Some(Step::Wait {
+            next: self.attempts + 1,
+            until,
+            reason,
+        });
     }
 
     /// The jitter for a wait ending at `until` (where the next attempt fits): drawn uniformly,

@@ -68,7 +68,16 @@ fn stopped(a: &mut ReadAction) -> StopReport {
 
 fn waits_until(a: &mut ReadAction, at: u64) -> WaitReason {
     match a.poll_action() {
-        Some(Step::Wait { until, reason }) => {
+        Some(Step::Wait {
+            next,
+            until,
+            reason,
+        }) => {
+            assert_eq!(
+                next,
+                a.attempts() + 1,
+                "the wait names the attempt after it"
+            );
             assert_eq!(until, T0 + s(at));
             assert_eq!(a.poll_timeout(), Some(T0 + s(at)));
             reason
@@ -2084,6 +2093,7 @@ fn a_handed_over_wait_is_waited_whole_from_when_it_is_read_and_the_count_goes_on
     assert_eq!(
         a.poll_action(),
         Some(Step::Wait {
+            next: 2,
             until: s(8),
             reason: WaitReason::ServerDelay(s(3))
         })

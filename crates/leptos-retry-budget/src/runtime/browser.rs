@@ -404,9 +404,12 @@ where
                     });
                 }
             }
-            Step::Wait { until, reason } => {
+            Step::Wait {
+                next,
+                until,
+                reason,
+            } => {
                 if owned {
-                    let next = client::with_read(self.read, |a| a.attempts()).unwrap_or(0) + 1;
                     shared.screens.show_clock(now());
                     shared.screens.show(ReadState::Waiting {
                         next,
