@@ -14,7 +14,7 @@ use std::time::Duration;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Script};
 use retry_budget::scope::RetryPurse;
-use retry_budget_tokio::{LedgerShare, SharedBlock, Taken};
+use retry_budget_tokio::{LedgerShare, SharedBlock, TokenTaken};
 use tokio::time::Instant;
 
 use crate::error::RedisShareError;
@@ -406,7 +406,7 @@ impl LedgerShare for RedisShare {
         &'a self,
         scope: &'a str,
         purse: RetryPurse,
-    ) -> Pin<Box<dyn Future<Output = Option<Taken>> + Send + 'a>> {
+    ) -> Pin<Box<dyn Future<Output = Option<TokenTaken>> + Send + 'a>> {
         Box::pin(async move {
             if self.inner.state().away {
                 return None;
@@ -417,7 +417,7 @@ impl LedgerShare for RedisShare {
                 .invoke(&self.inner.take, &self.inner.purse_key(scope), &[&full])
                 .await
                 .ok()?;
-            Some(Taken {
+            Some(TokenTaken {
                 took: took == 1,
                 left: u32::try_from(left).ok()?,
             })

@@ -8,9 +8,8 @@ use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, SystemTime};
 
-use retry_budget::action::Phase;
 use retry_budget::body::BodyProblem;
-use retry_budget::policy::{is_success, PolicyError};
+use retry_budget::policy::PolicyError;
 use retry_budget::report::TransportFailure;
 use retry_budget::request::ReadRequest;
 use retry_budget::scope::{RetryPurse, ScopePolicyError, ScopeState};
@@ -83,7 +82,7 @@ struct Shared {
 struct Core {
     client: retry_budget::Client,
     /// Where each running read's steps go.
-    reads: HashMap<ReadId, mpsc::UnboundedSender<Step>>,
+    reads: HashMap<ReadId, mpsc::UnboundedSender<ToRead>>,
     timer_started: bool,
 }
 
@@ -141,7 +140,9 @@ impl Client {
     /// as it is learned, and every read takes the others' block on its scope before it starts.
     /// Once per client; a second share is refused (and given back).
     pub fn share_with(&self, share: impl LedgerShare) -> Result<(), Box<dyn LedgerShare>> {
-        self.shared.share.set(Box::new(share))
+        self.shared.share.set(Box::new(share))?;
+        self.shared.lock().client.share_purses();
+        Ok(())
     }
 
     /// Gives `scope` the policy its reads share, once ([`retry_budget::Client::handle_scope_policy`]).
@@ -223,13 +224,15 @@ impl Client {
             stopped: false,
         };
         let mut data = None;
+        let next_step =
+            async |next: &mut mpsc::UnboundedReceiver<ToRead>| self.next_step(read, next).await;
         let mut step = next_step(&mut next).await;
         loop {
             match step {
                 Step::StartAttempt { .. } => {
                     tokio::select! {
                         answer = attempt::send(&self.shared.http, request, limit, &parse) => {
-                            data = self.answer(&scope, read, answer).await;
+                            data = self.shared.answer(read, answer);
                             step = next_step(&mut next).await;
                         }
                         // The attempt's cap ran out (or the read stopped otherwise): the
@@ -272,53 +275,33 @@ impl Client {
 }
 
 impl Client {
-    /// The answer to `read`'s attempt, on `scope`. Where the process shares its ledger and the
-    /// scope has retry tokens, a retryable refusal's retry is paid from the purse every process
-    /// shares: a token is taken in the store before the core hears the answer, so that the
-    /// core's choice is the processes' together, and given back if the read does not retry; a
-    /// success's refill goes to the shared purse too.
-    async fn answer<T>(&self, scope: &str, read: ReadId, answer: Answer<T>) -> Option<T> {
-        // Only a process that shares reads the scope's purse here.
-        let shared =
-            (self.shared.share.get()).and_then(|share| Some((share, self.shared.purse(scope)?)));
-        let status = match &answer {
-            Answer::Response(response, _) => Some(response.status),
-            Answer::Failed => None,
-        };
-        let mut taken = false;
-        if let (Some((share, purse)), Some(status)) = (shared, status) {
-            if self.shared.retryable(read, status) {
-                if let Some(t) = share.take_token(scope, purse).await {
-                    // The core spends a whole token for the retry it plans: it holds the one
-                    // taken, on top of what the store has left.
-                    let left = t.left + if t.took { RetryPurse::TOKEN } else { 0 };
-                    self.shared.input(|c, _| {
-                        c.handle_purse(scope, left);
-                    });
-                    taken = t.took;
+    /// `read`'s next step. On the way, it carries out what the core asks of the read's own
+    /// future: a token from the shared purse, taken here so that dropping the read drops the
+    /// call. Its sender is kept in the client until the read is forgotten, after its stop;
+    /// without one, no step could come, and the read would wait until dropped.
+    async fn next_step(&self, read: ReadId, steps: &mut mpsc::UnboundedReceiver<ToRead>) -> Step {
+        loop {
+            match steps.recv().await {
+                Some(ToRead::Step(step)) => return step,
+                Some(ToRead::TakeToken { scope, purse }) => {
+                    let taken = match self.shared.share.get() {
+                        Some(share) => share.take_token(&scope, purse).await,
+                        None => None,
+                    };
+                    self.shared.input(|c, now| c.handle_token(now, read, taken));
                 }
+                None => std::future::pending().await,
             }
         }
-        let data = self.shared.answer(read, answer);
-        if let Some((share, purse)) = shared {
-            if taken && !self.shared.retries(read) {
-                share.give_back(scope, RetryPurse::TOKEN, purse);
-            }
-            if status.is_some_and(is_success) {
-                share.give_back(scope, purse.refill(), purse);
-            }
-        }
-        data
     }
 }
 
-/// The read's next step. Its sender is kept in the client until the read is forgotten, after
-/// its stop; without one, no step could come, and the read would wait until dropped.
-async fn next_step(steps: &mut mpsc::UnboundedReceiver<Step>) -> Step {
-    match steps.recv().await {
-        Some(step) => step,
-        None => std::future::pending().await,
-    }
+/// What the core asks of one read's future.
+enum ToRead {
+    /// Carry out this step.
+    Step(Step),
+    /// Take a token from `scope`'s shared purse, and tell the core what came of it.
+    TakeToken { scope: String, purse: RetryPurse },
 }
 
 impl Shared {
@@ -338,7 +321,7 @@ impl Shared {
         self: &Arc<Self>,
         scope: &str,
         policy: RetryPolicy,
-        steps: mpsc::UnboundedSender<Step>,
+        steps: mpsc::UnboundedSender<ToRead>,
     ) -> Result<ReadId, PolicyError> {
         let mut core = self.lock();
         if !core.timer_started {
@@ -367,7 +350,21 @@ impl Shared {
                 ClientEvent::Step { read, step } => {
                     if let Some(steps) = core.reads.get(&read) {
                         // A read whose future is gone has left; its steps have no one to reach.
-                        let _ = steps.send(step);
+                        let _ = steps.send(ToRead::Step(step));
+                    }
+                }
+                ClientEvent::TakeToken { read, scope, purse } => {
+                    if let Some(steps) = core.reads.get(&read) {
+                        let _ = steps.send(ToRead::TakeToken { scope, purse });
+                    }
+                }
+                ClientEvent::GiveBack {
+                    scope,
+                    thousandths,
+                    purse,
+                } => {
+                    if let Some(share) = self.share.get() {
+                        share.give_back(&scope, thousandths, purse);
                     }
                 }
                 // Every read of this process shares the ledger; other processes hear of a
@@ -407,23 +404,6 @@ impl Shared {
                 None
             }
         }
-    }
-
-    /// `scope`'s retry purse, where its policy has one.
-    fn purse(&self, scope: &str) -> Option<RetryPurse> {
-        self.lock().client.scope_state(scope).retry_purse
-    }
-
-    /// Whether `read`'s policy retries an answer of `status`.
-    fn retryable(&self, read: ReadId, status: u16) -> bool {
-        let core = self.lock();
-        (core.client.read(read)).is_some_and(|a| a.policy().retry_statuses().contains(status))
-    }
-
-    /// Whether `read` goes on after its last answer (so it retries).
-    fn retries(&self, read: ReadId) -> bool {
-        let core = self.lock();
-        (core.client.read(read)).is_some_and(|a| !matches!(a.phase(), Phase::Stopped))
     }
 
     /// Hands `read` over while it waits, with its trace: it leaves the core without a stop.

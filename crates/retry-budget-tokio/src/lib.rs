@@ -21,7 +21,7 @@ mod share;
 pub use client::{Client, Loaded, Served};
 pub use error::{OriginError, ReadError};
 pub use origins::AllowedOrigins;
-pub use share::{LedgerShare, SharedBlock, Taken};
+pub use share::{LedgerShare, SharedBlock};
 
 // The core's types this crate's API takes and gives, so that an app needs no second import
 // path for them (and no second version of the core).
@@ -32,6 +32,6 @@ pub use retry_budget::policy::PolicyError;
 pub use retry_budget::report::{self, Outcome, StopReport};
 pub use retry_budget::request::{ReadRequest, RequestError};
 pub use retry_budget::scope::{
-    BlockCause, RetryPurse, ScopeBlock, ScopePolicy, ScopePolicyError, ScopeState,
+    BlockCause, RetryPurse, ScopeBlock, ScopePolicy, ScopePolicyError, ScopeState, TokenTaken,
 };
 pub use retry_budget::{HandOver, RetryPolicy, TraceEvent};

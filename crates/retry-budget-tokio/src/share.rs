@@ -10,7 +10,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use retry_budget::scope::{BlockCause, RetryPurse, ScopeBlock};
+use retry_budget::scope::{BlockCause, RetryPurse, ScopeBlock, TokenTaken};
 
 /// What one process tells the others of a scope's block, and hears from them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,15 +44,6 @@ impl SharedBlock {
     }
 }
 
-/// What taking a retry token from a shared purse came to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Taken {
-    /// Whether a whole token was there, and was taken.
-    pub took: bool,
-    /// What the purse holds after, in thousandths of a token.
-    pub left: u32,
-}
-
 /// A store the processes reading one quota share their blocks through (such as Redis), and
 /// their scopes' retry purses.
 pub trait LedgerShare: Send + Sync + 'static {
@@ -76,7 +67,7 @@ pub trait LedgerShare: Send + Sync + 'static {
         &'a self,
         scope: &'a str,
         purse: RetryPurse,
-    ) -> Pin<Box<dyn Future<Output = Option<Taken>> + Send + 'a>> {
+    ) -> Pin<Box<dyn Future<Output = Option<TokenTaken>> + Send + 'a>> {
         let _ = (scope, purse);
         Box::pin(std::future::ready(None))
     }

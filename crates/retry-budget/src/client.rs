@@ -10,7 +10,10 @@
 //!   ([`Client::handle_scope_policy`]): its in-flight limit queues every read on the scope, its
 //!   cap on delayed reads turns new ones away, and its retry tokens are spent by every retry on
 //!   the scope. A 2xx refills the scope's tokens; a read may retry only while a whole token is
-//!   left, and a retry spends one.
+//!   left, and a retry spends one. Where the purses are shared with other clients
+//!   ([`Client::share_purses`]), an answer the read would retry on waits for a token from the
+//!   shared store ([`ClientEvent::TakeToken`], [`Client::handle_token`]); a token taken for
+//!   nothing, and a success's refill, go back ([`ClientEvent::GiveBack`]).
 //! - An answer is read once, and reaches the ledger first. If it blocks its scope for longer,
 //!   every running read on the scope hears of the block (the answering one too), and only then
 //!   does the answering read decide.
@@ -28,8 +31,9 @@ use super::body::BodyProblem;
 use super::hand_over::HandOver;
 use super::policy::{is_success, PolicyError, RetryPolicy};
 use super::report::TransportFailure;
+use super::response::Reading;
 use super::response::Response;
-use super::scope::{Place, ScopeLedger, ScopeState};
+use super::scope::{Place, RetryPurse, ScopeLedger, ScopeState, TokenTaken};
 use super::scope_policy::{ScopePolicy, ScopePolicyError};
 use super::wait::WaitReason;
 
@@ -57,6 +61,29 @@ pub enum ClientEvent {
         /// Its block now.
         block: ScopeBlock,
     },
+    /// Where the scopes' retry purses are shared ([`Client::share_purses`]): `read`'s answer
+    /// asks for a retry, and the retry may happen only with a token from the purse every
+    /// client shares. Take one from the store (atomically, on `purse`'s size) and give the
+    /// result to [`Client::handle_token`]; the answer waits for it.
+    TakeToken {
+        /// The read whose answer waits.
+        read: ReadId,
+        /// The scope whose purse pays.
+        scope: String,
+        /// The purse as this client knows it (its size and refill).
+        purse: RetryPurse,
+    },
+    /// Where the scopes' retry purses are shared: put `thousandths` of a token back into
+    /// `scope`'s shared purse, within its size: a success's refill, or a token taken for a
+    /// retry that did not happen.
+    GiveBack {
+        /// The scope.
+        scope: String,
+        /// How much, in thousandths of a token.
+        thousandths: u32,
+        /// The purse as this client knows it (its size and refill).
+        purse: RetryPurse,
+    },
 }
 
 /// One read of the client.
@@ -65,6 +92,16 @@ struct Entry {
     id: ReadId,
     scope: String,
     action: ReadAction,
+    /// An answer that waits for a token from the shared purse ([`ClientEvent::TakeToken`]).
+    waiting_token: Option<Box<HeldAnswer>>,
+}
+
+/// An answer held until the shared purse says whether its retry is paid for.
+#[derive(Clone, Debug)]
+struct HeldAnswer {
+    response: Response,
+    reading: Reading,
+    body: Option<BodyProblem>,
 }
 
 /// Every read of one client and the ledger of the scopes they read, as quinn's `Endpoint` holds
@@ -101,6 +138,8 @@ pub struct Client {
     /// What the driver has not polled yet, oldest first: a few at a time.
     events: Vec<ClientEvent>,
     last_id: u64,
+    /// Whether every scope's retry purse is shared with other clients through the driver.
+    purses_shared: bool,
 }
 
 impl Client {
@@ -111,7 +150,18 @@ impl Client {
             reads: Vec::new(),
             events: Vec::new(),
             last_id: 0,
+            purses_shared: false,
         }
+    }
+
+    /// Every scope's retry purse is shared from now on with the other clients reading the same
+    /// quota (other processes, through a store the driver keeps): a retry on a scope with
+    /// retry tokens takes its token from the store first ([`ClientEvent::TakeToken`], answered
+    /// by [`handle_token`](Self::handle_token)), and what this client's answers earn back or
+    /// did not use goes back to it ([`ClientEvent::GiveBack`]). Without it, each client's
+    /// purse is its own.
+    pub fn share_purses(&mut self) {
+        self.purses_shared = true;
     }
 
     /// Gives `scope` the policy its reads share ([`ScopePolicy`]): once, ideally before its
@@ -161,6 +211,7 @@ impl Client {
             id,
             scope: scope.to_owned(),
             action,
+            waiting_token: None,
         });
         let i = self.reads.len() - 1;
         self.moved(i);
@@ -241,24 +292,96 @@ impl Client {
         if is_success(response.status) {
             self.ledger.refill(scope);
         }
-        let may_retry = self.ledger.may_retry(scope);
+        let purse = self.ledger.purse(scope).filter(|_| self.purses_shared);
+        if let (Some(purse), true) = (purse, is_success(response.status)) {
+            self.events.push(ClientEvent::GiveBack {
+                scope: scope.clone(),
+                thousandths: purse.refill(),
+                purse,
+            });
+        }
         if let Some(block) = self.ledger.learn(now, scope, response.status, &reading) {
             self.events.push(ClientEvent::Blocked {
-                scope: scope.clone(),
+                scope: self.reads[i].scope.clone(),
                 block,
             });
             self.tell(now, i, block);
         }
+        let held = HeldAnswer {
+            response: response.clone(),
+            reading,
+            body: body.err(),
+        };
+        // A retry paid from a shared purse waits for its token: the read decides once the
+        // store has answered. Whether it would retry is the read's own decision, made on a
+        // copy with a token granted.
+        if let Some(purse) = purse.filter(|_| self.would_retry(now, i, &held)) {
+            let entry = &mut self.reads[i];
+            entry.waiting_token = Some(Box::new(held));
+            self.events.push(ClientEvent::TakeToken {
+                read,
+                scope: entry.scope.clone(),
+                purse,
+            });
+            return;
+        }
+        self.decide(now, i, held, None);
+    }
+
+    /// What the store's purse said when `read`'s answer asked for a retry
+    /// ([`ClientEvent::TakeToken`]), at `now`: `None` where the store could not answer, and
+    /// this client's own purse decides. The read then takes its answer as it would have; a
+    /// token taken for a retry that does not happen (the read stopped meanwhile, or stops on
+    /// this answer after all) is given back ([`ClientEvent::GiveBack`]).
+    pub fn handle_token(&mut self, now: Duration, read: ReadId, taken: Option<TokenTaken>) {
+        let Some(i) = self.index(read) else {
+            return;
+        };
+        let Some(held) = self.reads[i].waiting_token.take() else {
+            return;
+        };
+        if let Some(taken) = taken {
+            // The read spends a whole token for the retry it plans: it holds the one taken, on
+            // top of what the store has left.
+            let left = taken.left + if taken.took { RetryPurse::TOKEN } else { 0 };
+            self.ledger.set_purse(&self.reads[i].scope, left);
+        }
+        self.decide(now, i, *held, taken.filter(|t| t.took));
+    }
+
+    /// Whether read `i` would retry after `held` if its scope's purse paid for it.
+    fn would_retry(&self, now: Duration, i: usize, held: &HeldAnswer) -> bool {
+        let mut copy = self.reads[i].action.clone();
+        let answered = matches!(copy.phase(), Phase::InFlight { .. });
+        let (response, reading) = (&held.response, held.reading.clone());
+        copy.receive(now, response, reading, held.body, true);
+        answered && *copy.phase() != Phase::Stopped
+    }
+
+    /// Read `i` takes its answer `held`; `taken`, a token taken from the shared purse for it.
+    fn decide(&mut self, now: Duration, i: usize, held: HeldAnswer, taken: Option<TokenTaken>) {
+        let may_retry = self.ledger.may_retry(&self.reads[i].scope);
         let entry = &mut self.reads[i];
         let answered = matches!(entry.action.phase(), Phase::InFlight { .. });
+        let HeldAnswer {
+            response,
+            reading,
+            body,
+        } = held;
         entry
             .action
-            .receive(now, response, reading, body.err(), may_retry);
+            .receive(now, &response, reading, body, may_retry);
         // The answer to an attempt in flight that leaves the read running leaves it waiting
         // for a retry (an answer the read could not own changes nothing).
         let retries = answered && *entry.action.phase() != Phase::Stopped;
         if retries {
             self.ledger.spend_retry(&entry.scope);
+        } else if let (Some(_), Some(purse)) = (taken, self.ledger.purse(&entry.scope)) {
+            self.events.push(ClientEvent::GiveBack {
+                scope: entry.scope.clone(),
+                thousandths: RetryPurse::TOKEN,
+                purse,
+            });
         }
         self.moved(i);
         self.settle(now, i);
@@ -323,14 +446,6 @@ impl Client {
             None => self.ledger.forget(now, scope),
         }
         true
-    }
-
-    /// `scope`'s retry purse holds `left` thousandths of a token, as learned from
-    /// elsewhere (the other processes reading the same quota, through a store they share):
-    /// kept, within the purse's size, and read by the next answer on the scope. Returns whether
-    /// the scope has a purse (its policy's retry tokens).
-    pub fn handle_purse(&mut self, scope: &str, left: u32) -> bool {
-        self.ledger.set_purse(scope, left)
     }
 
     /// What the driver must do next, once; `None` when there is nothing new.

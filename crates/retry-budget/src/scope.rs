@@ -56,6 +56,15 @@ pub struct RetryPurse {
     pub tokens: RetryTokens,
 }
 
+/// What taking a token from a shared purse came to ([`Client::handle_token`](crate::Client::handle_token)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokenTaken {
+    /// Whether a whole token was there, and was taken.
+    pub took: bool,
+    /// What the shared purse holds after, in thousandths of a token.
+    pub left: u32,
+}
+
 impl RetryPurse {
     /// One token, in the thousandths a purse counts.
     pub const TOKEN: u32 = 1000;
@@ -237,6 +246,11 @@ impl ScopeLedger {
             .is_none_or(|purse| purse.has_token())
     }
 
+    /// `scope`'s retry purse, where its policy has retry tokens.
+    pub(crate) fn purse(&self, scope: &str) -> Option<RetryPurse> {
+        self.find(scope).and_then(|s| s.retry_purse)
+    }
+
     /// A read on `scope` retries: one token leaves the purse, where the scope has one.
     pub(crate) fn spend_retry(&mut self, scope: &str) {
         if let Some(purse) = self.entry(scope).retry_purse.as_mut() {
@@ -252,15 +266,11 @@ impl ScopeLedger {
     }
 
     /// `scope`'s purse holds `left` thousandths of a token, as learned elsewhere (the other
-    /// processes reading the same quota): kept, within the purse's size. `false` for a scope
-    /// whose policy has no retry tokens.
-    pub(crate) fn set_purse(&mut self, scope: &str, left: u32) -> bool {
-        match self.entry(scope).retry_purse.as_mut() {
-            Some(purse) => {
-                purse.left = left.min(purse.full());
-                true
-            }
-            None => false,
+    /// processes reading the same quota): kept, within the purse's size, where the scope has
+    /// a purse.
+    pub(crate) fn set_purse(&mut self, scope: &str, left: u32) {
+        if let Some(purse) = self.entry(scope).retry_purse.as_mut() {
+            purse.left = left.min(purse.full());
         }
     }
 

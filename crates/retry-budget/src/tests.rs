@@ -13,7 +13,9 @@ use crate::hand_over::{handed_trace, parse_trace, HandOverError};
 use crate::headers::{parse_retry_after, ClockSource, HeaderNote, HttpDate};
 use crate::policy::{PolicyError, Priority, StatusSet};
 use crate::report::{Cancelled, HeldBy, LastResponse, OutcomeKind, Overrun, TransportFailure};
-use crate::scope::{BlockCause, RetryTokens, ScopeBlock, ScopePolicyError, ScopeState};
+use crate::scope::{
+    BlockCause, RetryPurse, RetryTokens, ScopeBlock, ScopePolicyError, ScopeState, TokenTaken,
+};
 use crate::test_clock::{noon, s};
 use crate::trace::DropReason;
 use crate::words::{seconds_text, Precision};
@@ -1759,32 +1761,149 @@ fn with_its_one_token_spent_a_read_stops_at_its_second_429() {
     );
 }
 
-#[test]
-fn a_purse_learned_elsewhere_decides_the_next_retry_within_the_purses_size() {
+/// Every event the client has for the driver now, in order.
+fn events(client: &mut Client) -> Vec<ClientEvent> {
+    std::iter::from_fn(|| client.poll_event()).collect()
+}
+
+/// A client whose purses are shared, with a two-token purse (10 % back a success) on `API`.
+fn sharing_client() -> (Client, RetryPurse) {
     let mut client = Client::new();
-    // A scope without retry tokens has no purse to set.
-    assert!(!client.handle_purse(API, 1000));
+    client.share_purses();
     let two = ScopePolicy::new().with_retry_tokens(RetryTokens::new(2, 10));
     client.handle_scope_policy(API, two).unwrap();
-    // Another process spent the shared purse down to less than a token: no retry here either.
-    assert!(client.handle_purse(API, 999));
-    let read = client.handle_start(T0, API, RetryPolicy::new(), 0).unwrap();
+    let purse = client.scope_state(API).retry_purse.unwrap();
+    (client, purse)
+}
+
+/// A read on `API` started at `at`, its first attempt sent; its events drained.
+fn sent(client: &mut Client, at: Duration) -> ReadId {
+    let read = client.handle_start(at, API, RetryPolicy::new(), 0).unwrap();
+    events(client);
+    read
+}
+
+#[test]
+fn a_shared_purse_pays_for_a_retry_before_the_read_decides() {
+    let (mut client, purse) = sharing_client();
+    // The event carries the purse as this client knows it then.
+    let take = |read, left| ClientEvent::TakeToken {
+        read,
+        scope: API.into(),
+        purse: RetryPurse { left, ..purse },
+    };
+    // A 429 whose retry would fit: the read holds its answer and asks for a token; nothing
+    // else moves for it until the store answers.
+    let read = sent(&mut client, T0);
     client.handle_response(T0 + s(1), read, &Response::new(429), None, Ok(()));
-    let r = client.read(read).unwrap().report().unwrap().clone();
+    assert_eq!(events(&mut client), [take(read, 2_000)]);
+    // The store had less than a token: the read stops on the scope's tokens, and nothing is
+    // given back (nothing was taken).
+    let none_left = TokenTaken {
+        took: false,
+        left: 500,
+    };
+    client.handle_token(T0 + s(1), read, Some(none_left));
     assert_eq!(
-        r.outcome,
+        client.read(read).unwrap().report().unwrap().outcome,
         Outcome::BudgetExhausted(Overrun::Scope(HeldBy::RetryTokens))
     );
-    // Told of a whole token, a read retries, and spends it; never more than the purse's size.
-    client.handle_purse(API, 1000);
-    let next = client
-        .handle_start(T0 + s(1), API, RetryPolicy::new(), 0)
-        .unwrap();
-    client.handle_response(T0 + s(2), next, &Response::new(429), None, Ok(()));
-    assert!(matches!(last_step(&mut client, next), Step::Wait { .. }));
-    assert_eq!(client.scope_state(API).retry_purse.unwrap().left, 0);
-    client.handle_purse(API, 9_000);
-    assert_eq!(client.scope_state(API).retry_purse.unwrap().left, 2_000);
+    assert!(!events(&mut client)
+        .iter()
+        .any(|e| matches!(e, ClientEvent::GiveBack { .. })));
+
+    // A token taken: the read retries and spends it; what the store has left is the scope's.
+    let read = sent(&mut client, T0 + s(2));
+    client.handle_response(T0 + s(3), read, &Response::new(429), None, Ok(()));
+    assert_eq!(events(&mut client), [take(read, 500)]);
+    client.handle_token(
+        T0 + s(3),
+        read,
+        Some(TokenTaken {
+            took: true,
+            left: 700,
+        }),
+    );
+    assert!(matches!(
+        last_step(&mut client, read),
+        Step::Wait { next: 2, .. }
+    ));
+    assert_eq!(client.scope_state(API).retry_purse.unwrap().left, 700);
+}
+
+#[test]
+fn a_read_that_would_not_retry_takes_no_token_and_one_taken_for_nothing_goes_back() {
+    let (mut client, purse) = sharing_client();
+    // A retryable status whose delay is past the budget: the read's own decision is to stop,
+    // so no token is asked for (a guess from the status alone would have taken one).
+    let read = sent(&mut client, T0);
+    let far = Response::new(429).retry_after("30");
+    client.handle_response(T0 + s(1), read, &far, None, Ok(()));
+    let after = events(&mut client);
+    assert!(
+        !after
+            .iter()
+            .any(|e| matches!(e, ClientEvent::TakeToken { .. })),
+        "{after:?}"
+    );
+    assert!(client.read(read).unwrap().report().is_some());
+
+    // The user leaves while the store is asked: the token taken meanwhile goes back whole.
+    let read = sent(&mut client, T0 + s(42));
+    client.handle_response(T0 + s(43), read, &Response::new(429), None, Ok(()));
+    events(&mut client);
+    client.handle_leave(T0 + s(43), read);
+    events(&mut client);
+    client.handle_token(
+        T0 + s(44),
+        read,
+        Some(TokenTaken {
+            took: true,
+            left: 0,
+        }),
+    );
+    let give_back = ClientEvent::GiveBack {
+        scope: API.into(),
+        thousandths: RetryPurse::TOKEN,
+        purse: client.scope_state(API).retry_purse.unwrap(),
+    };
+    assert_eq!(events(&mut client), [give_back]);
+    assert_eq!(purse.tokens, RetryTokens::new(2, 10));
+}
+
+#[test]
+fn a_success_gives_its_refill_to_the_shared_purse_and_a_store_away_leaves_the_own_purse_to_decide()
+{
+    let (mut client, _) = sharing_client();
+    let read = sent(&mut client, T0);
+    client.handle_response(T0 + s(1), read, &Response::new(200), None, Ok(()));
+    let refill = events(&mut client).into_iter().find_map(|e| match e {
+        ClientEvent::GiveBack { thousandths, .. } => Some(thousandths),
+        _ => None,
+    });
+    assert_eq!(refill, Some(100), "a tenth of a token back");
+
+    // The store did not answer: the client's own purse (full) pays, as if nothing were shared.
+    let read = sent(&mut client, T0 + s(2));
+    client.handle_response(T0 + s(3), read, &Response::new(429), None, Ok(()));
+    events(&mut client);
+    client.handle_token(T0 + s(3), read, None);
+    assert!(matches!(last_step(&mut client, read), Step::Wait { .. }));
+    assert_eq!(client.scope_state(API).retry_purse.unwrap().left, 1_000);
+
+    // Unshared, a client asks no one: its answers decide at once.
+    let mut own = Client::new();
+    let two = ScopePolicy::new().with_retry_tokens(RetryTokens::new(2, 10));
+    own.handle_scope_policy(API, two).unwrap();
+    let read = sent(&mut own, T0);
+    own.handle_response(T0 + s(1), read, &Response::new(429), None, Ok(()));
+    assert!(matches!(last_step(&mut own, read), Step::Wait { .. }));
+    let next = sent(&mut own, T0 + s(1));
+    own.handle_response(T0 + s(2), next, &Response::new(200), None, Ok(()));
+    assert!(!events(&mut own).iter().any(|e| matches!(
+        e,
+        ClientEvent::TakeToken { .. } | ClientEvent::GiveBack { .. }
+    )));
 }
 
 /// The settings themselves are refused by `ScopePolicy::validate` (its own tests, with their

@@ -151,6 +151,9 @@ fn drive(read: Option<ReadId>) {
                     tabs.post(&scope, block);
                 }
             }),
+            // A page's retry purses are its own (it never calls `share_purses`): the client
+            // asks it for no token and gives nothing back.
+            ClientEvent::TakeToken { .. } | ClientEvent::GiveBack { .. } => {}
         }
     }
     for read in moved {
