@@ -3,15 +3,15 @@
 //! renders (`ssr`, see [`ServerReads`](super::ServerReads)); the hydrating browser takes what
 //! the server knew without a request (`hydrate`).
 //!
-//! The value is text the core writes and reads ([`HandOver`], [`StopReport::handed`]), the
-//! data after it as the server's JSON of it, read back by the read's own parser: so a
-//! hydrating app needs no serde of its own for the hand-over, and the server's render shows
-//! exactly what the browser will read back. Without `ssr` or `hydrate` there is no resource,
+//! The value is a text the core writes and reads ([`hand_over::Part`]: the stop or the hand-over, the
+//! trace, one version for all), the data in it as the server's JSON of it, read back by the
+//! read's own parser: so a hydrating app needs no serde of its own for the hand-over, and the
+//! server's render shows exactly what the browser will read back. Without `ssr` or `hydrate` there is no resource,
 //! and a CSR app compiles none of this but a type with no values.
 
 use std::time::Duration;
 
-use retry_budget::hand_over::HandOverError;
+use retry_budget::hand_over::{self, HandOverError};
 use retry_budget::{HandOver, Outcome, StopReport};
 
 use super::state::ReadState;
@@ -41,39 +41,25 @@ pub(crate) enum ServerPart<T> {
     Unreadable(HandOverError),
 }
 
-/// The text of a part the server did not read.
-#[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
-pub(crate) const NOT_READ: &str = "not read";
-/// The text of a part the server refused to read.
-#[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
-const REFUSED: &str = "refused on the server";
-
 #[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
 impl<T> ServerPart<T> {
     /// Reads a part's text ([`text`](Self::text)), the data with `parse`, the read's own parser.
     /// What cannot be read is [`Unreadable`](Self::Unreadable), by name, never guessed.
     pub(crate) fn read(text: &str, parse: impl FnOnce(&[u8]) -> Option<T>) -> Self {
-        let mut lines = text.splitn(3, '\n');
-        let head = lines.next().unwrap_or_default();
-        let _trace = lines.next();
-        let data = lines.next().unwrap_or_default();
-        match head {
-            NOT_READ => ServerPart::NotRead,
-            REFUSED => ServerPart::RefusedOnServer,
-            _ if head.starts_with("retry-budget hand-over ") => match HandOver::parse(head) {
-                Ok(hand_over) => ServerPart::HandedOver(hand_over),
-                Err(e) => ServerPart::Unreadable(e),
-            },
-            _ => match StopReport::parse(head) {
-                Ok(report) if report.outcome == Outcome::Succeeded => {
-                    match parse(data.as_bytes()) {
-                        Some(data) => ServerPart::Loaded { data, report },
-                        None => ServerPart::Unreadable(HandOverError::Field("data")),
-                    }
+        match hand_over::Part::parse(text) {
+            Ok(hand_over::Part::NotRead) => ServerPart::NotRead,
+            Ok(hand_over::Part::Refused) => ServerPart::RefusedOnServer,
+            Ok(hand_over::Part::HandedOver { hand_over, .. }) => ServerPart::HandedOver(hand_over),
+            Ok(hand_over::Part::Ended { report, data, .. })
+                if report.outcome == Outcome::Succeeded =>
+            {
+                match parse(data.as_bytes()) {
+                    Some(data) => ServerPart::Loaded { data, report },
+                    None => ServerPart::Unreadable(HandOverError::Field("data")),
                 }
-                Ok(report) => ServerPart::Stopped(report),
-                Err(e) => ServerPart::Unreadable(e),
-            },
+            }
+            Ok(hand_over::Part::Ended { report, .. }) => ServerPart::Stopped(report),
+            Err(e) => ServerPart::Unreadable(e),
         }
     }
 }
@@ -126,39 +112,40 @@ impl<T: Clone> ServerPart<T> {
     }
 }
 
-/// The text of what a server's read came to, as [`ServerPart::read`] reads it back: the
-/// stop's or the hand-over's text; on the next line the read's trace on the server; and for
-/// data, the data as JSON on the line after. Data that
-/// cannot be written is not handed over: the browser reads for itself.
+/// The text of what a server's read came to ([`hand_over::Part`]), as [`ServerPart::read`] reads it
+/// back. Data that cannot be written is not handed over: the browser reads for itself.
 #[cfg(feature = "ssr")]
 pub(crate) fn text<T: serde::Serialize>(
     served: Result<retry_budget_tokio::Served<T>, retry_budget_tokio::ReadError>,
 ) -> String {
-    use retry_budget::hand_over::handed_trace;
     use retry_budget_tokio::{ReadError, Served};
     match served {
         Ok(Served::Loaded(loaded)) => match serde_json::to_string(&loaded.data) {
-            Ok(data) => format!(
-                "{}\n{}\n{data}",
-                loaded.report.handed(),
-                handed_trace(&loaded.trace)
-            ),
+            Ok(data) => hand_over::Part::Ended {
+                report: loaded.report,
+                trace: loaded.trace,
+                data: &data,
+            }
+            .to_string(),
             Err(e) => {
                 leptos::logging::warn!("a budgeted read's data cannot be handed over: {e}");
-                NOT_READ.to_owned()
+                not_read()
             }
         },
         Ok(Served::HandedOver { hand_over, trace }) => {
-            format!("{hand_over}\n{}", handed_trace(&trace))
+            hand_over::Part::HandedOver { hand_over, trace }.to_string()
         }
-        // Let go unsent, queued past the render's hold: the browser reads for itself.
-        Ok(Served::NotSent) => NOT_READ.to_owned(),
-        Err(ReadError::Stopped { report, trace }) => {
-            format!("{}\n{}", report.handed(), handed_trace(&trace))
+        // Given up unsent, queued past the render's hold: the browser reads for itself.
+        Ok(Served::NotSent) => not_read(),
+        Err(ReadError::Stopped { report, trace }) => hand_over::Part::Ended {
+            report,
+            trace,
+            data: "",
         }
+        .to_string(),
         Err(refused) => {
             leptos::logging::warn!("a budgeted read was not sent from the server: {refused}");
-            REFUSED.to_owned()
+            hand_over::Part::Refused.to_string()
         }
     }
 }
@@ -166,17 +153,19 @@ pub(crate) fn text<T: serde::Serialize>(
 /// The text of a part the server did not read.
 #[cfg(feature = "ssr")]
 pub(crate) fn not_read() -> String {
-    NOT_READ.to_owned()
+    hand_over::Part::NotRead.to_string()
 }
 
-/// The server's trace in a part's text (its second line), read back; empty where the text
-/// holds none, or one that cannot be read (the timeline then starts in the browser).
+/// The server's trace in a part's text, read back; empty where the text holds none, or
+/// cannot be read (the screen then says why the part cannot be read).
 #[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
 pub(crate) fn server_trace(text: &str) -> Vec<retry_budget::TraceEvent> {
-    text.split('\n')
-        .nth(1)
-        .and_then(|t| retry_budget::hand_over::parse_trace(t).ok())
-        .unwrap_or_default()
+    match hand_over::Part::parse(text) {
+        Ok(hand_over::Part::Ended { trace, .. } | hand_over::Part::HandedOver { trace, .. }) => {
+            trace
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// What the drivers are given of the server's part: the part itself, where a mode crosses from
@@ -259,7 +248,7 @@ mod on_server {
     use tokio::sync::watch;
 
     use super::suspended::{boundary, erase, Views};
-    use super::{ServerPart, NOT_READ};
+    use super::{not_read, ServerPart};
     use crate::runtime::state::{ReadData, ReadState, StateSignal, StateStorage};
 
     /// A read's server part on the server.
@@ -367,7 +356,7 @@ mod on_server {
     async fn arrived(text: &mut watch::Receiver<Option<String>>) -> String {
         match text.wait_for(Option::is_some).await {
             Ok(text) => text.clone().unwrap_or_default(),
-            Err(_) => NOT_READ.to_owned(),
+            Err(_) => not_read(),
         }
     }
 }
@@ -513,7 +502,7 @@ mod tests {
     use std::time::Duration;
 
     use retry_budget::action::WaitReason;
-    use retry_budget::hand_over::HandOverError;
+    use retry_budget::hand_over::{HandOverError, Part};
     use retry_budget::report::{LastResponse, Overrun};
     use retry_budget::{HandOver, Outcome, StopReport};
 
@@ -536,6 +525,17 @@ mod tests {
         }
     }
 
+    /// A part's text as the server writes it.
+    fn ended(report: &StopReport, trace: Vec<retry_budget::TraceEvent>, data: &str) -> String {
+        let report = report.clone();
+        Part::Ended {
+            report,
+            trace,
+            data,
+        }
+        .to_string()
+    }
+
     #[test]
     fn a_wait_handed_over_shows_the_next_attempt_and_the_whole_wait_from_now() {
         let hand_over = HandOver {
@@ -549,8 +549,13 @@ mod tests {
             }),
         };
         let now = Duration::from_millis(400);
+        let text = Part::HandedOver {
+            hand_over,
+            trace: Vec::new(),
+        }
+        .to_string();
         assert_eq!(
-            read(&hand_over.to_string()).state(3, now),
+            read(&text).state(3, now),
             Some(ReadState::Waiting {
                 next: 2,
                 of: 3,
@@ -563,44 +568,39 @@ mod tests {
     #[test]
     fn data_and_stops_read_back_with_the_reads_own_parser() {
         let loaded = report(Outcome::Succeeded);
-        // The stop, the server's trace (here none), the data.
         assert_eq!(
-            read(&format!("{}\n\n42", loaded.handed())),
+            read(&ended(&loaded, Vec::new(), "42")),
             ServerPart::Loaded {
                 data: 42,
                 report: loaded.clone()
             }
         );
-        // The server's trace rides on the second line, and leaves the data as it is.
+        // The server's trace rides beside the data, and leaves it as it is.
         let trace = vec![retry_budget::TraceEvent {
             at: Duration::from_millis(30),
             event: retry_budget::Event::AttemptStarted { attempt: 1 },
         }];
-        let text = format!(
-            "{}\n{}\n42",
-            loaded.handed(),
-            retry_budget::hand_over::handed_trace(&trace)
-        );
+        let text = ended(&loaded, trace.clone(), "42");
         assert_eq!(super::server_trace(&text), trace);
         assert!(matches!(read(&text), ServerPart::Loaded { data: 42, .. }));
         // Data the read's parser cannot read is not shown as something else.
         assert_eq!(
-            read(&format!("{}\n\nforty-two", loaded.handed())),
+            read(&ended(&loaded, Vec::new(), "forty-two")),
             ServerPart::Unreadable(HandOverError::Field("data"))
         );
         let stopped = report(Outcome::BudgetExhausted(Overrun::ServerDelay(
             Duration::from_secs(30),
         )));
         assert_eq!(
-            read(&stopped.handed().to_string()).state(3, Duration::ZERO),
+            read(&ended(&stopped, Vec::new(), "")).state(3, Duration::ZERO),
             Some(ReadState::Stopped(stopped))
         );
     }
 
     #[test]
-    fn a_hand_over_this_page_cannot_read_stops_the_read_and_says_why() {
+    fn a_part_this_page_cannot_read_stops_the_read_and_says_why() {
         assert_eq!(
-            read("retry-budget hand-over 2;attempts=1;wait_us=1").state(3, Duration::ZERO),
+            read("retry-budget part 2;not-read").state(3, Duration::ZERO),
             Some(ReadState::Refused(Misconfigured::FromServer(
                 ServerRefusal::hand_over(HandOverError::OtherVersion("2".into()))
             )))
@@ -615,9 +615,12 @@ mod tests {
 
     #[test]
     fn a_read_the_server_did_not_make_starts_in_the_browser() {
-        assert_eq!(read(super::NOT_READ).state(3, Duration::ZERO), None);
         assert_eq!(
-            read(super::REFUSED).state(3, Duration::ZERO),
+            read(&Part::NotRead.to_string()).state(3, Duration::ZERO),
+            None
+        );
+        assert_eq!(
+            read(&Part::Refused.to_string()).state(3, Duration::ZERO),
             Some(ReadState::Refused(Misconfigured::FromServer(
                 ServerRefusal::ON_SERVER
             )))

@@ -1,0 +1,233 @@
+//! What a server's render sends the browser for one read, whole, as one text of one version:
+//! whether the server read at all, and where it did, the stop or the hand-over, the read's
+//! trace, and for data, the data's own text (the app's serialization of it, which the read's
+//! parser reads back). Written once, by the server ([`Part`]'s `Display`); read once, by the
+//! browser ([`Part::parse`]). Nothing secret travels: no URL, no request header, no body but
+//! the data the page shows anyway.
+
+use std::fmt;
+
+use super::read::{parts, HandOver, HandOverError};
+use super::trace::{handed_trace, parse_trace};
+use crate::report::StopReport;
+use crate::trace::TraceEvent;
+
+/// What the text of a part begins with, its version after it.
+const HEADER: &str = "retry-budget part ";
+
+/// What one read came to in a server's render, as the browser reads it back.
+///
+/// ```
+/// use std::time::Duration;
+/// use retry_budget::hand_over::Part;
+/// use retry_budget::report::Outcome;
+/// use retry_budget::StopReport;
+///
+/// let report = StopReport {
+///     outcome: Outcome::Succeeded,
+///     at: Duration::from_millis(40),
+///     attempts: 1,
+///     max_attempts: 3,
+///     last_response: None,
+///     request_time: Duration::from_millis(40),
+///     waited_time: Duration::ZERO,
+/// };
+/// let part = Part::Ended { report, trace: Vec::new(), data: r#"{"items":[]}"# };
+/// let text = part.to_string();
+/// assert!(text.starts_with("retry-budget part 1;ended\nretry-budget stop 1;outcome=succeeded;"));
+/// assert_eq!(Part::parse(&text), Ok(part));
+/// assert_eq!(Part::parse("retry-budget part 1;not-read"), Ok(Part::NotRead));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part<'t> {
+    /// The server made no request for the read (it had no way to read, its first attempt
+    /// would have queued past the render's hold, or the render ended first): the browser
+    /// reads for itself.
+    NotRead,
+    /// The server refused to send the read (a URL it may not read, an invalid request). Its
+    /// log says why; the page is not told, as the server's request is the server's own.
+    Refused,
+    /// The read ended on the server: how, what it did, and for data, the data's text (empty
+    /// for a read that stopped without data).
+    Ended {
+        /// How it ended.
+        report: StopReport,
+        /// What it did, event by event.
+        trace: Vec<TraceEvent>,
+        /// The data's text, for the read's parser.
+        data: &'t str,
+    },
+    /// The read waits, and the browser goes on with it.
+    HandedOver {
+        /// What the browser goes on from.
+        hand_over: HandOver,
+        /// What it did on the server, event by event.
+        trace: Vec<TraceEvent>,
+    },
+}
+
+impl fmt::Display for Part<'_> {
+    /// The part as text, as [`parse`](Part::parse) reads it: a header line naming the kind,
+    /// then the stop's or the hand-over's own text, the trace's, and the data's, a line each.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{HEADER}{}", super::read::VERSION)?;
+        match self {
+            Part::NotRead => f.write_str(";not-read"),
+            Part::Refused => f.write_str(";refused"),
+            Part::Ended {
+                report,
+                trace,
+                data,
+            } => write!(
+                f,
+                ";ended\n{}\n{}\n{data}",
+                report.handed(),
+                handed_trace(trace)
+            ),
+            Part::HandedOver { hand_over, trace } => {
+                write!(f, ";handed-over\n{hand_over}\n{}", handed_trace(trace))
+            }
+        }
+    }
+}
+
+impl<'t> Part<'t> {
+    /// Reads a part's text, as its `Display` writes it; another version's text, or text of
+    /// another shape, is refused by name.
+    pub fn parse(text: &'t str) -> Result<Part<'t>, HandOverError> {
+        let mut lines = text.splitn(4, '\n');
+        let head = lines.next().unwrap_or_default();
+        let mut line = |name| lines.next().ok_or(HandOverError::Field(name));
+        let mut kind = parts(head, HEADER)?;
+        let part = match (kind.next(), kind.next()) {
+            (Some("not-read"), None) => Part::NotRead,
+            (Some("refused"), None) => Part::Refused,
+            (Some("ended"), None) => Part::Ended {
+                report: StopReport::parse(line("stop")?)?,
+                trace: parse_trace(line("trace")?)?,
+                data: line("data")?,
+            },
+            (Some("handed-over"), None) => Part::HandedOver {
+                hand_over: HandOver::parse(line("hand-over")?)?,
+                trace: parse_trace(line("trace")?)?,
+            },
+            _ => return Err(HandOverError::NotAHandOver),
+        };
+        match (&part, lines.next()) {
+            // Only data may hold line breaks of its own; after anything else, nothing follows.
+            (Part::Ended { .. }, _) | (_, None) => Ok(part),
+            (_, Some(_)) => Err(HandOverError::NotAHandOver),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+    use crate::action::WaitReason;
+    use crate::report::{LastResponse, Outcome, Overrun};
+    use crate::trace::Event;
+
+    fn trace() -> Vec<TraceEvent> {
+        let at = Duration::from_nanos;
+        vec![
+            TraceEvent {
+                at: at(1),
+                event: Event::AttemptStarted { attempt: 1 },
+            },
+            TraceEvent {
+                at: at(40_000_001),
+                event: Event::AttemptStarted { attempt: 2 },
+            },
+        ]
+    }
+
+    fn report(outcome: Outcome) -> StopReport {
+        StopReport {
+            outcome,
+            at: Duration::from_millis(120),
+            attempts: 1,
+            max_attempts: 3,
+            last_response: Some(LastResponse {
+                status: 429,
+                retry_after: Some("30".into()),
+                note: None,
+            }),
+            request_time: Duration::from_millis(120),
+            waited_time: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn every_part_reads_back_as_it_was_written() {
+        let parts = [
+            Part::NotRead,
+            Part::Refused,
+            // Data keeps its own line breaks.
+            Part::Ended {
+                report: report(Outcome::Succeeded),
+                trace: trace(),
+                data: "{\n  \"a\": [1, 2]\n}",
+            },
+            Part::Ended {
+                report: report(Outcome::BudgetExhausted(Overrun::ServerDelay(
+                    Duration::from_secs(30),
+                ))),
+                trace: Vec::new(),
+                data: "",
+            },
+            Part::HandedOver {
+                hand_over: HandOver {
+                    attempts: 1,
+                    wait: Duration::from_millis(2_400),
+                    reason: WaitReason::ServerDelay(Duration::from_secs(3)),
+                    last_response: None,
+                },
+                trace: trace(),
+            },
+        ];
+        for part in parts {
+            let text = part.to_string();
+            assert_eq!(Part::parse(&text), Ok(part), "{text}");
+        }
+    }
+
+    #[test]
+    fn text_of_another_version_or_shape_is_refused_by_name() {
+        let refused = |text: &str| Part::parse(text).unwrap_err();
+        assert_eq!(
+            refused("retry-budget part 2;not-read"),
+            HandOverError::OtherVersion("2".into())
+        );
+        // The unversioned markers of before are not parts.
+        assert_eq!(refused("not read"), HandOverError::NotAHandOver);
+        assert_eq!(
+            refused("retry-budget part 1;lost"),
+            HandOverError::NotAHandOver
+        );
+        assert_eq!(
+            refused("retry-budget part 1;refused;x"),
+            HandOverError::NotAHandOver
+        );
+        assert_eq!(
+            refused("retry-budget part 1;refused\nmore"),
+            HandOverError::NotAHandOver
+        );
+        // A part whose lines are cut short names the first one missing.
+        let ended = Part::Ended {
+            report: report(Outcome::Succeeded),
+            trace: trace(),
+            data: "42",
+        }
+        .to_string();
+        let cut = &ended[..ended.rfind('\n').unwrap()];
+        assert_eq!(refused(cut), HandOverError::Field("data"));
+        // A stop that cannot be read refuses the whole part.
+        let bad_stop = ended.replacen("attempts=1", "attempts=x", 1);
+        assert!(matches!(refused(&bad_stop), HandOverError::Field(_)));
+    }
+}
