@@ -49,11 +49,7 @@ return left
 
 /// The value of `block`.
 pub(crate) fn value(block: &SharedBlock) -> String {
-    let cause = match block.cause {
-        BlockCause::TooManyRequests => "429",
-        BlockCause::QuotaSpent => "quota",
-    };
-    format!("{} {cause}", block.asked.as_millis())
+    format!("{} {}", block.asked.as_millis(), block.cause.name())
 }
 
 /// What remains of a block in whole ms, rounded up: Redis's `PX` counts ms, and a block is
@@ -67,11 +63,7 @@ pub(crate) fn remaining_ms(block: &SharedBlock) -> u64 {
 pub(crate) fn read(left_ms: i64, value: Option<&str>) -> Option<SharedBlock> {
     let left = u64::try_from(left_ms).ok().filter(|ms| *ms > 0)?;
     let (asked, cause) = value?.split_once(' ')?;
-    let cause = match cause {
-        "429" => BlockCause::TooManyRequests,
-        "quota" => BlockCause::QuotaSpent,
-        _ => return None,
-    };
+    let cause = BlockCause::from_name(cause)?;
     Some(SharedBlock {
         remaining: Duration::from_millis(left),
         asked: Duration::from_millis(asked.parse().ok()?),

@@ -19,6 +19,24 @@ pub enum BlockCause {
     QuotaSpent,
 }
 
+impl BlockCause {
+    /// Its name in every text that carries a block to another client (a hand-over, another
+    /// tab, a store processes share): `429` or `quota`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BlockCause::TooManyRequests => "429",
+            BlockCause::QuotaSpent => "quota",
+        }
+    }
+
+    /// The cause with this [`name`](Self::name); `None` for any other text.
+    pub fn from_name(name: &str) -> Option<BlockCause> {
+        [BlockCause::TooManyRequests, BlockCause::QuotaSpent]
+            .into_iter()
+            .find(|c| c.name() == name)
+    }
+}
+
 /// No attempt on a scope starts before `until` (the driver's monotonic clock).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScopeBlock {
@@ -28,4 +46,20 @@ pub struct ScopeBlock {
     pub asked: Duration,
     /// Why.
     pub cause: BlockCause,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn each_cause_reads_back_from_its_name_and_nothing_else_does() {
+        for cause in [BlockCause::TooManyRequests, BlockCause::QuotaSpent] {
+            assert_eq!(BlockCause::from_name(cause.name()), Some(cause));
+        }
+        assert_eq!(BlockCause::from_name("Quota"), None);
+        assert_eq!(BlockCause::from_name(""), None);
+    }
 }

@@ -150,10 +150,7 @@ fn encode(epoch: u64, seq: u64, message: &Message) -> String {
             let until = time_origin_us()
                 .unwrap_or(0)
                 .saturating_add(micros(block.until));
-            let why = match block.cause {
-                BlockCause::TooManyRequests => "429",
-                BlockCause::QuotaSpent => "quota",
-            };
+            let why = block.cause.name();
             let asked = micros(block.asked);
             format!("2\t{epoch}\t{seq}\tblock\t{until}\t{asked}\t{why}\t{scope}")
         }
@@ -173,11 +170,7 @@ fn decode(message: &str) -> Option<(u64, u64, Message)> {
     let message = match (kind, parts.next(), parts.next(), parts.next(), parts.next()) {
         ("ask", None, ..) => Message::Ask,
         ("block", Some(until), Some(asked), Some(why), Some(scope)) => {
-            let cause = match why {
-                "429" => BlockCause::TooManyRequests,
-                "quota" => BlockCause::QuotaSpent,
-                _ => return None,
-            };
+            let cause = BlockCause::from_name(why)?;
             let until: u64 = until.parse().ok()?;
             let block = ScopeBlock {
                 until: Duration::from_micros(until.saturating_sub(time_origin_us()?)),

@@ -134,7 +134,7 @@ pub(crate) fn write_reason_in(
             Ok(())
         }
         WaitReason::ScopeBlocked { wait, asked, cause } => {
-            let cause = cause_name(*cause);
+            let cause = cause.name();
             write!(
                 f,
                 "block:{}:{}:{cause}",
@@ -283,29 +283,12 @@ pub(crate) fn read_reason_in(text: &str, unit: Unit) -> Result<WaitReason, HandO
         "block" => {
             let wait = us(next()?)?;
             let asked = us(next()?)?;
-            let cause = read_cause(next()?).ok_or(bad)?;
+            let cause = BlockCause::from_name(next()?).ok_or(bad)?;
             WaitReason::ScopeBlocked { wait, asked, cause }
         }
         _ => return Err(bad),
     };
     Ok(reason)
-}
-
-/// A block's cause in the text.
-pub(crate) fn cause_name(cause: BlockCause) -> &'static str {
-    match cause {
-        BlockCause::TooManyRequests => "429",
-        BlockCause::QuotaSpent => "quota",
-    }
-}
-
-/// The cause named `name`.
-pub(crate) fn read_cause(name: &str) -> Option<BlockCause> {
-    match name {
-        "429" => Some(BlockCause::TooManyRequests),
-        "quota" => Some(BlockCause::QuotaSpent),
-        _ => None,
-    }
 }
 
 /// Clock evidence in the text.

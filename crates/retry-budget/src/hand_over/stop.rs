@@ -30,9 +30,9 @@ use std::fmt;
 use std::time::Duration;
 
 use super::read::{
-    cause_name, escape, fields, ns, number, read_cause, read_last, unescape, write_last,
-    HandOverError, VERSION,
+    escape, fields, ns, number, read_last, unescape, write_last, HandOverError, VERSION,
 };
+use crate::block::BlockCause;
 use crate::body::BodyProblem;
 use crate::http_date::HttpDate;
 use crate::report::{Cancelled, HeldBy, Outcome, Overrun, StopReport, TransportFailure};
@@ -109,7 +109,7 @@ fn write_outcome(f: &mut fmt::Formatter<'_>, outcome: &Outcome) -> fmt::Result {
                 Overrun::LocalWait => f.write_str("local"),
                 Overrun::WokeLate(d) => write!(f, "late:{}", ns(d)),
                 Overrun::Scope(HeldBy::Block { wait, cause }) => {
-                    write!(f, "block:{}:{}", ns(wait), cause_name(cause))
+                    write!(f, "block:{}:{}", ns(wait), cause.name())
                 }
                 Overrun::Scope(HeldBy::Queue { limit }) => write!(f, "queue:{limit}"),
                 Overrun::Scope(HeldBy::RetryTokens) => f.write_str("tokens"),
@@ -162,7 +162,7 @@ fn read_outcome(text: &str) -> Result<Outcome, HandOverError> {
         ["budget", "late", _] => Outcome::BudgetExhausted(Overrun::WokeLate(span(2)?)),
         ["budget", "block", _, cause] => Outcome::BudgetExhausted(Overrun::Scope(HeldBy::Block {
             wait: span(2)?,
-            cause: read_cause(cause).ok_or_else(bad)?,
+            cause: BlockCause::from_name(cause).ok_or_else(bad)?,
         })),
         ["budget", "queue", _] => {
             Outcome::BudgetExhausted(Overrun::Scope(HeldBy::Queue { limit: small(2)? }))
