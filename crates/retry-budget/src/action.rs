@@ -5,7 +5,6 @@ use std::time::{Duration, SystemTime};
 use super::block::ScopeBlock;
 use super::body::BodyProblem;
 use super::clock::ClockSource;
-use super::hand_over::HandOver;
 use super::policy::{is_success, PolicyError, RetryPolicy};
 use super::random::SplitMix64;
 use super::report::{
@@ -15,6 +14,7 @@ use super::response::{Reading, Response};
 use super::retry_after::{HeaderNote, RetryAfter};
 use super::trace::{DropReason, Event, Failure, TraceEvent};
 pub use super::wait::WaitReason;
+use super::wire::HandOver;
 
 /// What the driver must do next. `deadline` and `until` are on the driver's monotonic clock.
 #[derive(Clone, Debug, PartialEq, Eq)]

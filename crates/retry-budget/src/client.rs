@@ -28,7 +28,6 @@ use std::time::{Duration, SystemTime};
 use super::action::{Phase, ReadAction, Step};
 use super::block::{blocks_scope, BlockCause, ScopeBlock};
 use super::body::BodyProblem;
-use super::hand_over::HandOver;
 use super::policy::{is_success, PolicyError, RetryPolicy};
 use super::report::TransportFailure;
 use super::response::Reading;
@@ -36,6 +35,7 @@ use super::response::Response;
 use super::scope::{Place, RetryPurse, ScopeLedger, ScopeState, TokenTaken};
 use super::scope_policy::{ScopePolicy, ScopePolicyError};
 use super::wait::WaitReason;
+use super::wire::HandOver;
 
 /// The client's name for one read, unique for as long as the client lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -23,7 +23,7 @@
 //! | [`report`] | how a read ended: [`Outcome`], each with its own facts, apart from its last response |
 //! | [`trace`] | [`Event`]: what the trace records, and how each event reads |
 //! | [`words`] | the sentences a user reads: [`StopMessage`], [`Progress`], how seconds are written |
-//! | [`hand_over`] | [`HandOver`]: a read handed from a server's render to the browser, as text |
+//! | [`wire`] | every text that crosses to another client: a read handed from a server's render to the browser ([`HandOver`]), its stop and trace, a message to another tab |
 //! | [`request`] | [`ReadRequest`]: what a read sends, checked before anything is sent |
 //! | [`body`] | the one rule for reading a 2xx body |
 //! | [`timeline`] | an action drawn from its trace alone |
@@ -46,7 +46,7 @@
 //! | 4, records and ledger | `trace` | the trace's events |
 //! | | `words` | every sentence the user reads |
 //! | | `scope` | the scope ledger: what every request to one API has been told, and its queue |
-//! | | `hand_over/` | the hand-over's text (`read`), and a stop's (`stop`) and a trace's (`trace`) the same way |
+//! | | `wire/` | every text that crosses to another client: a read handed over (`hand_over`), its stop (`stop`), its trace (`trace`), all of a render's read at once (`part`), a message to another tab (`tab`) |
 //! | 5, one read | `action` | one read's state machine |
 //! | 6, one client | `client` | [`Client`]: a client's reads and their ledger (a browser page's, a server process's), and the rules of their meeting |
 //!
@@ -70,7 +70,6 @@ mod wait;
 
 pub mod action;
 pub mod body;
-pub mod hand_over;
 pub mod headers;
 pub mod policy;
 pub mod report;
@@ -78,6 +77,7 @@ pub mod request;
 pub mod scope;
 pub mod timeline;
 pub mod trace;
+pub mod wire;
 pub mod words;
 
 #[doc = include_str!("../docs/contract.md")]
@@ -93,11 +93,11 @@ mod tests;
 
 pub use action::{ReadAction, Step};
 pub use client::{Client, ClientEvent, ReadId};
-pub use hand_over::HandOver;
 pub use policy::RetryPolicy;
 pub use report::{Outcome, StopReport};
 pub use request::ReadRequest;
 pub use response::Response;
 pub use scope::ScopePolicy;
 pub use trace::{Event, TraceEvent};
+pub use wire::HandOver;
 pub use words::{Progress, StopMessage};

@@ -9,7 +9,6 @@ use super::scope::{Place, ScopeLedger};
 use super::*;
 use crate::action::{Phase, WaitReason};
 use crate::body::BodyProblem;
-use crate::hand_over::{handed_trace, parse_trace, HandOverError};
 use crate::headers::{parse_retry_after, ClockSource, HeaderNote, HttpDate};
 use crate::policy::{PolicyError, Priority, StatusSet};
 use crate::report::{Cancelled, HeldBy, LastResponse, OutcomeKind, Overrun, TransportFailure};
@@ -18,6 +17,7 @@ use crate::scope::{
 };
 use crate::test_clock::{noon, s};
 use crate::trace::DropReason;
+use crate::wire::{handed_trace, parse_trace, HandOverError};
 use crate::words::{seconds_text, Precision};
 
 /// The stop message, line by line.

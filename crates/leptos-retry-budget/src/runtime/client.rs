@@ -10,10 +10,11 @@ use std::time::Duration;
 
 use gloo_timers::callback::Timeout;
 
-use super::tabs::{Message, Tabs};
+use super::tabs::Tabs;
 use super::time::{now, timer_ms};
 use retry_budget::policy::PolicyError;
 use retry_budget::scope::{ScopePolicyError, ScopeState};
+use retry_budget::wire::TabMessage;
 use retry_budget::{
     Client, ClientEvent, HandOver, ReadAction, ReadId, RetryPolicy, ScopePolicy, Step,
 };
@@ -35,10 +36,10 @@ thread_local! {
     static TIMER: RefCell<Option<Timeout>> = const { RefCell::new(None) };
     /// The channel to other tabs, opened with the first read or the first look at the ledger.
     static TABS: Option<Tabs> = Tabs::open(|heard| match heard {
-        Message::Block(scope, block) => input(None, |client, now| {
+        TabMessage::Block { scope, block } => input(None, |client, now| {
             client.handle_block(now, &scope, block);
         }),
-        Message::Ask => {
+        TabMessage::Ask => {
             let blocks = CLIENT.with_borrow(|client| client.running_blocks(now()));
             TABS.with(|tabs| {
                 if let Some(tabs) = tabs {

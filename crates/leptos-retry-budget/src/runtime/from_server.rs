@@ -3,7 +3,7 @@
 //! renders (`ssr`, see [`ServerReads`](super::ServerReads)); the hydrating browser takes what
 //! the server knew without a request (`hydrate`).
 //!
-//! The value is a text the core writes and reads ([`hand_over::Part`]: the stop or the hand-over, the
+//! The value is a text the core writes and reads ([`wire::Part`]: the stop or the hand-over, the
 //! trace, one version for all), the data in it as the server's JSON of it, read back by the
 //! read's own parser: so a hydrating app needs no serde of its own for the hand-over, and the
 //! server's render shows exactly what the browser will read back. Without `ssr` or `hydrate` there is no resource,
@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use retry_budget::hand_over::{self, HandOverError};
+use retry_budget::wire::{self, HandOverError};
 use retry_budget::{HandOver, Outcome, StopReport};
 
 use super::state::ReadState;
@@ -46,19 +46,17 @@ impl<T> ServerPart<T> {
     /// Reads a part's text ([`text`](Self::text)), the data with `parse`, the read's own parser.
     /// What cannot be read is [`Unreadable`](Self::Unreadable), by name, never guessed.
     pub(crate) fn read(text: &str, parse: impl FnOnce(&[u8]) -> Option<T>) -> Self {
-        match hand_over::Part::parse(text) {
-            Ok(hand_over::Part::NotRead) => ServerPart::NotRead,
-            Ok(hand_over::Part::Refused) => ServerPart::RefusedOnServer,
-            Ok(hand_over::Part::HandedOver { hand_over, .. }) => ServerPart::HandedOver(hand_over),
-            Ok(hand_over::Part::Ended { report, data, .. })
-                if report.outcome == Outcome::Succeeded =>
-            {
+        match wire::Part::parse(text) {
+            Ok(wire::Part::NotRead) => ServerPart::NotRead,
+            Ok(wire::Part::Refused) => ServerPart::RefusedOnServer,
+            Ok(wire::Part::HandedOver { hand_over, .. }) => ServerPart::HandedOver(hand_over),
+            Ok(wire::Part::Ended { report, data, .. }) if report.outcome == Outcome::Succeeded => {
                 match parse(data.as_bytes()) {
                     Some(data) => ServerPart::Loaded { data, report },
                     None => ServerPart::Unreadable(HandOverError::Field("data")),
                 }
             }
-            Ok(hand_over::Part::Ended { report, .. }) => ServerPart::Stopped(report),
+            Ok(wire::Part::Ended { report, .. }) => ServerPart::Stopped(report),
             Err(e) => ServerPart::Unreadable(e),
         }
     }
@@ -112,7 +110,7 @@ impl<T: Clone> ServerPart<T> {
     }
 }
 
-/// The text of what a server's read came to ([`hand_over::Part`]), as [`ServerPart::read`] reads it
+/// The text of what a server's read came to ([`wire::Part`]), as [`ServerPart::read`] reads it
 /// back. Data that cannot be written is not handed over: the browser reads for itself.
 #[cfg(feature = "ssr")]
 pub(crate) fn text<T: serde::Serialize>(
@@ -121,7 +119,7 @@ pub(crate) fn text<T: serde::Serialize>(
     use retry_budget_tokio::{ReadError, Served};
     match served {
         Ok(Served::Loaded(loaded)) => match serde_json::to_string(&loaded.data) {
-            Ok(data) => hand_over::Part::Ended {
+            Ok(data) => wire::Part::Ended {
                 report: loaded.report,
                 trace: loaded.trace,
                 data: &data,
@@ -133,11 +131,11 @@ pub(crate) fn text<T: serde::Serialize>(
             }
         },
         Ok(Served::HandedOver { hand_over, trace }) => {
-            hand_over::Part::HandedOver { hand_over, trace }.to_string()
+            wire::Part::HandedOver { hand_over, trace }.to_string()
         }
         // Given up unsent, queued past the render's hold: the browser reads for itself.
         Ok(Served::NotSent) => not_read(),
-        Err(ReadError::Stopped { report, trace }) => hand_over::Part::Ended {
+        Err(ReadError::Stopped { report, trace }) => wire::Part::Ended {
             report,
             trace,
             data: "",
@@ -145,7 +143,7 @@ pub(crate) fn text<T: serde::Serialize>(
         .to_string(),
         Err(refused) => {
             leptos::logging::warn!("a budgeted read was not sent from the server: {refused}");
-            hand_over::Part::Refused.to_string()
+            wire::Part::Refused.to_string()
         }
     }
 }
@@ -153,17 +151,15 @@ pub(crate) fn text<T: serde::Serialize>(
 /// The text of a part the server did not read.
 #[cfg(feature = "ssr")]
 pub(crate) fn not_read() -> String {
-    hand_over::Part::NotRead.to_string()
+    wire::Part::NotRead.to_string()
 }
 
 /// The server's trace in a part's text, read back; empty where the text holds none, or
 /// cannot be read (the screen then says why the part cannot be read).
 #[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
 pub(crate) fn server_trace(text: &str) -> Vec<retry_budget::TraceEvent> {
-    match hand_over::Part::parse(text) {
-        Ok(hand_over::Part::Ended { trace, .. } | hand_over::Part::HandedOver { trace, .. }) => {
-            trace
-        }
+    match wire::Part::parse(text) {
+        Ok(wire::Part::Ended { trace, .. } | wire::Part::HandedOver { trace, .. }) => trace,
         _ => Vec::new(),
     }
 }
@@ -502,8 +498,8 @@ mod tests {
     use std::time::Duration;
 
     use retry_budget::action::WaitReason;
-    use retry_budget::hand_over::{HandOverError, Part};
     use retry_budget::report::{LastResponse, Overrun};
+    use retry_budget::wire::{HandOverError, Part};
     use retry_budget::{HandOver, Outcome, StopReport};
 
     use super::ServerPart;

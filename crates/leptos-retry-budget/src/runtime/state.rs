@@ -9,9 +9,9 @@ use leptos::prelude::*;
 
 use retry_budget::action::WaitReason;
 use retry_budget::body::BodyProblem;
-use retry_budget::hand_over::HandOverError;
 use retry_budget::policy::PolicyError;
 use retry_budget::request::RequestError;
+use retry_budget::wire::HandOverError;
 use retry_budget::StopReport;
 
 /// What a budgeted read shows at any moment.
@@ -97,7 +97,7 @@ impl std::fmt::Display for ServerRefusal {
 /// (the tests, a server's own code).
 #[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
 mod refusal {
-    use retry_budget::hand_over::HandOverError;
+    use retry_budget::wire::HandOverError;
 
     use super::ServerRefusal;
 
@@ -148,7 +148,7 @@ mod refusal {
 /// In a CSR browser build (no `hydrate`), no refusal of the server's has a value.
 #[cfg(not(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32"))))]
 mod refusal {
-    use retry_budget::hand_over::HandOverError;
+    use retry_budget::wire::HandOverError;
 
     #[derive(Clone, Debug, PartialEq, Eq)]
     pub(super) enum Refusal {}

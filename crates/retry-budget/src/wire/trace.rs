@@ -7,7 +7,7 @@
 use std::fmt::{self, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::read::{
+use super::hand_over::{
     escape, evidence_name, note_name, ns, parts, read_evidence, read_note, read_reason_in,
     unescape, write_reason_in, HandOverError, Unit, VERSION,
 };

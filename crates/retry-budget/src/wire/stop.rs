@@ -29,7 +29,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::read::{
+use super::hand_over::{
     escape, fields, ns, number, read_last, unescape, write_last, HandOverError, VERSION,
 };
 use crate::block::BlockCause;

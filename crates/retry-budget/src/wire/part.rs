@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::read::{parts, HandOver, HandOverError};
+use super::hand_over::{parts, HandOver, HandOverError};
 use super::trace::{handed_trace, parse_trace};
 use crate::report::StopReport;
 use crate::trace::TraceEvent;
@@ -19,7 +19,7 @@ const HEADER: &str = "retry-budget part ";
 ///
 /// ```
 /// use std::time::Duration;
-/// use retry_budget::hand_over::Part;
+/// use retry_budget::wire::Part;
 /// use retry_budget::report::Outcome;
 /// use retry_budget::StopReport;
 ///
@@ -70,7 +70,7 @@ impl fmt::Display for Part<'_> {
     /// The part as text, as [`parse`](Part::parse) reads it: a header line naming the kind,
     /// then the stop's or the hand-over's own text, the trace's, and the data's, a line each.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{HEADER}{}", super::read::VERSION)?;
+        write!(f, "{HEADER}{}", super::hand_over::VERSION)?;
         match self {
             Part::NotRead => f.write_str(";not-read"),
             Part::Refused => f.write_str(";refused"),
