@@ -1,11 +1,11 @@
 //! A scope's block as Redis holds it: the key, named after the scope (never a secret), whose
 //! time to live is what remains of the block, so that no two machines' clocks are compared;
-//! its value, the delay the service gave and why, as `"<asked ms> <429|quota>"`. And a scope's
+//! its value, the core's text for the rest: the delay the service gave and why
+//! ([`SharedBlock::stored_value`], `"<asked ms> <429|quota>"`). And a scope's
 //! retry purse: a key of its own holding the thousandths of a token left.
 
 use std::time::Duration;
 
-use retry_budget::scope::BlockCause;
 use retry_budget_tokio::SharedBlock;
 
 /// Writes a block only where it ends later than the one Redis holds (a block grows only), in
@@ -47,55 +47,16 @@ redis.call('SET', KEYS[1], left)
 return left
 ";
 
-/// The value of `block`.
-pub(crate) fn value(block: &SharedBlock) -> String {
-    format!("{} {}", block.asked.as_millis(), block.cause.name())
-}
-
-/// What remains of a block in whole ms, rounded up: Redis's `PX` counts ms, and a block is
-/// never told shorter than it is.
-pub(crate) fn remaining_ms(block: &SharedBlock) -> u64 {
-    u64::try_from(block.remaining.as_micros().div_ceil(1_000)).unwrap_or(u64::MAX)
-}
-
 /// The block `READ` found: `None` where none runs, or where the key holds a value this crate
 /// did not write (it is left alone, not guessed at).
 pub(crate) fn read(left_ms: i64, value: Option<&str>) -> Option<SharedBlock> {
     let left = u64::try_from(left_ms).ok().filter(|ms| *ms > 0)?;
-    let (asked, cause) = value?.split_once(' ')?;
-    let cause = BlockCause::from_name(cause)?;
-    Some(SharedBlock {
-        remaining: Duration::from_millis(left),
-        asked: Duration::from_millis(asked.parse().ok()?),
-        cause,
-    })
+    SharedBlock::from_stored(Duration::from_millis(left), value?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_block_is_written_and_read_back_as_it_was() {
-        let block = SharedBlock {
-            remaining: Duration::from_micros(2_999_001),
-            asked: Duration::from_secs(3),
-            cause: BlockCause::TooManyRequests,
-        };
-        assert_eq!(
-            (value(&block), remaining_ms(&block)),
-            ("3000 429".into(), 3_000)
-        );
-        assert_eq!(
-            read(2_500, Some("3000 429")),
-            Some(SharedBlock {
-                remaining: Duration::from_millis(2_500),
-                ..block
-            })
-        );
-        let spent = read(800, Some("1000 quota")).unwrap();
-        assert_eq!(spent.cause, BlockCause::QuotaSpent);
-    }
 
     #[test]
     fn no_block_where_none_runs_or_the_value_is_not_this_crates() {
@@ -106,5 +67,7 @@ mod tests {
         for value in [None, Some("soon"), Some("3000 teapot"), Some("x 429")] {
             assert_eq!(read(1_000, value), None, "{value:?}");
         }
+        let block = read(2_500, Some("3000 429")).unwrap();
+        assert_eq!(block.remaining, Duration::from_millis(2_500));
     }
 }

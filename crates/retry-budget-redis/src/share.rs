@@ -354,8 +354,8 @@ impl Inner {
         scope: &str,
         block: &SharedBlock,
     ) -> Result<(), RedisShareError> {
-        let ms = record::remaining_ms(block).to_string();
-        let value = record::value(block);
+        let ms = block.remaining_ms().to_string();
+        let value = block.stored_value();
         self.invoke::<i64>(&self.grow, &self.key(scope), &[&ms, &value])
             .await
             .map(drop)

@@ -8,19 +8,22 @@
 //! body); text of another version, or of another shape, is refused by name
 //! ([`HandOverError`]), never guessed. A render sends all it knows of one read as one [`Part`].
 //!
-//! A page's tabs tell each other of blocks ([`Tab`], [`TabMessage`]).
+//! A page's tabs tell each other of blocks ([`Tab`], [`TabMessage`]); processes tell each other
+//! through a store they share ([`SharedBlock`]).
 //!
 //! [`StopReport::handed`]: crate::StopReport::handed
 //! [`StopReport::parse`]: crate::StopReport::parse
 
 mod hand_over;
 mod part;
+mod shared;
 mod stop;
 mod tab;
 mod trace;
 
 pub use hand_over::{HandOver, HandOverError};
 pub use part::Part;
+pub use shared::SharedBlock;
 pub use stop::HandedStop;
 pub use tab::{Tab, TabMessage};
 pub use trace::{handed_trace, parse_trace, HandedTrace};
