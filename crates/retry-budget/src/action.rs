@@ -95,6 +95,16 @@ fn overrun(reason: &WaitReason) -> Overrun {
     }
 }
 
+/// The wait a retryable answer plans, before jitter ([`ReadAction::plan`]).
+struct Planned {
+    /// Why it is as long as it is.
+    reason: WaitReason,
+    /// Its earliest end, where the next attempt fits.
+    until: Duration,
+    /// The most jitter may add to it.
+    spread: Duration,
+}
+
 /// What a received response means for the action (contract step 1).
 enum Class {
     /// A 2xx: the action succeeded.
@@ -606,6 +616,27 @@ impl ReadAction {
         })
     }
 
+    /// Whether the answer `response` (read as `reading`) arriving at `now` would have this
+    /// action retry if its scope's purse pays: decided as [`receive`](Self::receive) decides,
+    /// without acting on it (nothing recorded, no jitter drawn).
+    pub(crate) fn would_retry(
+        &self,
+        now: Duration,
+        response: &Response,
+        reading: &Reading,
+    ) -> bool {
+        let in_time = matches!(self.phase, Phase::InFlight { deadline, .. } if now <= deadline);
+        let Class::Retry(hint) = self.classify(response, reading) else {
+            return false;
+        };
+        // After the planned wait, a block past its end holds the attempt to the block's end.
+        in_time
+            && self.plan(now, hint, reading.wall_clock).is_ok_and(|plan| {
+                (self.scope_block.filter(|b| b.until > plan.until))
+                    .is_none_or(|b| self.fits(b.until))
+            })
+    }
+
     /// Contract steps 2 and 3 for a retryable response received at `now`: find the wait, apply
     /// the floor, then wait or stop.
     fn plan_wait(
@@ -614,10 +645,35 @@ impl ReadAction {
         hint: Result<RetryAfter, HeaderNote>,
         wall_clock: Option<(SystemTime, ClockSource)>,
     ) {
+        let Planned {
+            reason,
+            until,
+            spread,
+        } = match self.plan(now, hint, wall_clock) {
+            Ok(planned) => planned,
+            Err(outcome) => return self.stop(now, outcome),
+        };
+        let jitter = self.jitter(spread, until);
+        let until = until + jitter;
+        // The scope's block is read after the action's own wait, so it only ever lengthens it.
+        if let Some(block) = self.scope_block.filter(|b| b.until > until) {
+            return self.wait_for_scope(now, block);
+        }
+        self.begin_wait(now, until, jitter, reason);
+    }
+
+    /// Contract steps 2 and 3, decided without acting: the wait before the next attempt (why,
+    /// its earliest end, the most jitter may add to it), or the outcome the action stops with.
+    fn plan(
+        &self,
+        now: Duration,
+        hint: Result<RetryAfter, HeaderNote>,
+        wall_clock: Option<(SystemTime, ClockSource)>,
+    ) -> Result<Planned, Outcome> {
         let reason = match hint {
             Ok(hint) => match WaitReason::from_hint(hint, wall_clock) {
                 Ok(reason) => reason,
-                Err(date) => return self.stop(now, Outcome::ClockUntrusted { date }),
+                Err(date) => return Err(Outcome::ClockUntrusted { date }),
             },
             Err(note) => WaitReason::Fallback {
                 wait: self
@@ -644,19 +700,17 @@ impl ReadAction {
 
         // The gate: ownership holds while we are here; attempts, then budget.
         if self.attempts >= self.policy.max_attempts() {
-            return self.stop(now, Outcome::AttemptsExhausted);
+            return Err(Outcome::AttemptsExhausted);
         }
         let Some(until) = now.checked_add(wait).filter(|t| self.fits(*t)) else {
             // A valid server delay is never shortened to fit: the action stops instead.
-            return self.stop(now, Outcome::BudgetExhausted(overrun(&reason)));
+            return Err(Outcome::BudgetExhausted(overrun(&reason)));
         };
-        let jitter = self.jitter(spread, until);
-        let until = until + jitter;
-        // The scope's block is read after the action's own wait, so it only ever lengthens it.
-        if let Some(block) = self.scope_block.filter(|b| b.until > until) {
-            return self.wait_for_scope(now, block);
-        }
-        self.begin_wait(now, until, jitter, reason);
+        Ok(Planned {
+            reason,
+            until,
+            spread,
+        })
     }
 
     /// Whether an attempt starting at `start` (driver's clock) fits with its full cap.

@@ -313,9 +313,10 @@ impl Client {
             body: body.err(),
         };
         // A retry paid from a shared purse waits for its token: the read decides once the
-        // store has answered. Whether it would retry is the read's own decision, made on a
-        // copy with a token granted.
-        if let Some(purse) = purse.filter(|_| self.would_retry(now, i, &held)) {
+        // store has answered. Whether it would retry is the read's own decision.
+        let action = &self.reads[i].action;
+        let would_retry = || action.would_retry(now, &held.response, &held.reading);
+        if let Some(purse) = purse.filter(|_| would_retry()) {
             let entry = &mut self.reads[i];
             entry.waiting_token = Some(Box::new(held));
             self.events.push(ClientEvent::TakeToken {
@@ -347,15 +348,6 @@ impl Client {
             self.ledger.set_purse(&self.reads[i].scope, left);
         }
         self.decide(now, i, *held, taken.filter(|t| t.took));
-    }
-
-    /// Whether read `i` would retry after `held` if its scope's purse paid for it.
-    fn would_retry(&self, now: Duration, i: usize, held: &HeldAnswer) -> bool {
-        let mut copy = self.reads[i].action.clone();
-        let answered = matches!(copy.phase(), Phase::InFlight { .. });
-        let (response, reading) = (&held.response, held.reading.clone());
-        copy.receive(now, response, reading, held.body, true);
-        answered && *copy.phase() != Phase::Stopped
     }
 
     /// Read `i` takes its answer `held`; `taken`, a token taken from the shared purse for it.

@@ -1869,6 +1869,27 @@ fn a_read_that_would_not_retry_takes_no_token_and_one_taken_for_nothing_goes_bac
     };
     assert_eq!(events(&mut client), [give_back]);
     assert_eq!(purse.tokens, RetryTokens::new(2, 10));
+
+    // A delay that fits, behind a block (learned elsewhere) that ends past the budget: the
+    // retry could not start in time, so no token is asked for either.
+    let read = sent(&mut client, T0 + s(50));
+    let block = ScopeBlock {
+        until: T0 + s(80),
+        asked: s(29),
+        cause: BlockCause::TooManyRequests,
+    };
+    client.handle_block(T0 + s(51), API, block);
+    events(&mut client);
+    let soon = Response::new(429).retry_after("1");
+    client.handle_response(T0 + s(51), read, &soon, None, Ok(()));
+    let after = events(&mut client);
+    assert!(
+        !after
+            .iter()
+            .any(|e| matches!(e, ClientEvent::TakeToken { .. })),
+        "{after:?}"
+    );
+    assert!(client.read(read).unwrap().report().is_some());
 }
 
 #[test]
