@@ -116,12 +116,13 @@ impl<T: Clone> ServerPart<T> {
 pub(crate) fn text<T: serde::Serialize>(
     served: Result<retry_budget_tokio::Served<T>, retry_budget_tokio::ReadError>,
 ) -> String {
+    use retry_budget::wire::handed_trace;
     use retry_budget_tokio::{ReadError, Served};
     match served {
         Ok(Served::Loaded(loaded)) => match serde_json::to_string(&loaded.data) {
             Ok(data) => wire::Part::Ended {
                 report: loaded.report,
-                trace: loaded.trace,
+                trace: &handed_trace(&loaded.trace).to_string(),
                 data: &data,
             }
             .to_string(),
@@ -130,14 +131,16 @@ pub(crate) fn text<T: serde::Serialize>(
                 not_read()
             }
         },
-        Ok(Served::HandedOver { hand_over, trace }) => {
-            wire::Part::HandedOver { hand_over, trace }.to_string()
+        Ok(Served::HandedOver { hand_over, trace }) => wire::Part::HandedOver {
+            hand_over,
+            trace: &handed_trace(&trace).to_string(),
         }
+        .to_string(),
         // Given up unsent, queued past the render's hold: the browser reads for itself.
         Ok(Served::NotSent) => not_read(),
         Err(ReadError::Stopped { report, trace }) => wire::Part::Ended {
             report,
-            trace,
+            trace: &handed_trace(&trace).to_string(),
             data: "",
         }
         .to_string(),
@@ -158,10 +161,7 @@ pub(crate) fn not_read() -> String {
 /// cannot be read (the screen then says why the part cannot be read).
 #[cfg_attr(not(any(feature = "ssr", feature = "hydrate")), allow(dead_code))]
 pub(crate) fn server_trace(text: &str) -> Vec<retry_budget::TraceEvent> {
-    match wire::Part::parse(text) {
-        Ok(wire::Part::Ended { trace, .. } | wire::Part::HandedOver { trace, .. }) => trace,
-        _ => Vec::new(),
-    }
+    (wire::Part::parse(text).and_then(|part| part.trace_events())).unwrap_or_default()
 }
 
 /// What the drivers are given of the server's part: the part itself, where a mode crosses from
@@ -524,6 +524,7 @@ mod tests {
     /// A part's text as the server writes it.
     fn ended(report: &StopReport, trace: Vec<retry_budget::TraceEvent>, data: &str) -> String {
         let report = report.clone();
+        let trace = &retry_budget::wire::handed_trace(&trace).to_string();
         Part::Ended {
             report,
             trace,
@@ -547,7 +548,7 @@ mod tests {
         let now = Duration::from_millis(400);
         let text = Part::HandedOver {
             hand_over,
-            trace: Vec::new(),
+            trace: &retry_budget::wire::handed_trace(&[]).to_string(),
         }
         .to_string();
         assert_eq!(

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use super::hand_over::{parts, HandOver, HandOverError};
-use super::trace::{handed_trace, parse_trace};
+use super::trace::parse_trace;
 use crate::report::StopReport;
 use crate::trace::TraceEvent;
 
@@ -19,7 +19,7 @@ const HEADER: &str = "retry-budget part ";
 ///
 /// ```
 /// use std::time::Duration;
-/// use retry_budget::wire::Part;
+/// use retry_budget::wire::{handed_trace, Part};
 /// use retry_budget::report::Outcome;
 /// use retry_budget::StopReport;
 ///
@@ -32,7 +32,8 @@ const HEADER: &str = "retry-budget part ";
 ///     request_time: Duration::from_millis(40),
 ///     waited_time: Duration::ZERO,
 /// };
-/// let part = Part::Ended { report, trace: Vec::new(), data: r#"{"items":[]}"# };
+/// let trace = handed_trace(&[]).to_string();
+/// let part = Part::Ended { report, trace: &trace, data: r#"{"items":[]}"# };
 /// let text = part.to_string();
 /// assert!(text.starts_with("retry-budget part 1;ended\nretry-budget stop 1;outcome=succeeded;"));
 /// assert_eq!(Part::parse(&text), Ok(part));
@@ -52,8 +53,10 @@ pub enum Part<'t> {
     Ended {
         /// How it ended.
         report: StopReport,
-        /// What it did, event by event.
-        trace: Vec<TraceEvent>,
+        /// What it did, as its text ([`handed_trace`](super::handed_trace)), read only when
+        /// asked ([`trace_events`](Part::trace_events)): a page that shows no trace compiles
+        /// no reader of one.
+        trace: &'t str,
         /// The data's text, for the read's parser.
         data: &'t str,
     },
@@ -61,8 +64,8 @@ pub enum Part<'t> {
     HandedOver {
         /// What the browser goes on from.
         hand_over: HandOver,
-        /// What it did on the server, event by event.
-        trace: Vec<TraceEvent>,
+        /// What it did on the server, as its text, read only when asked.
+        trace: &'t str,
     },
 }
 
@@ -78,14 +81,9 @@ impl fmt::Display for Part<'_> {
                 report,
                 trace,
                 data,
-            } => write!(
-                f,
-                ";ended\n{}\n{}\n{data}",
-                report.handed(),
-                handed_trace(trace)
-            ),
+            } => write!(f, ";ended\n{}\n{trace}\n{data}", report.handed()),
             Part::HandedOver { hand_over, trace } => {
-                write!(f, ";handed-over\n{hand_over}\n{}", handed_trace(trace))
+                write!(f, ";handed-over\n{hand_over}\n{trace}")
             }
         }
     }
@@ -104,12 +102,12 @@ impl<'t> Part<'t> {
             (Some("refused"), None) => Part::Refused,
             (Some("ended"), None) => Part::Ended {
                 report: StopReport::parse(line("stop")?)?,
-                trace: parse_trace(line("trace")?)?,
+                trace: line("trace")?,
                 data: line("data")?,
             },
             (Some("handed-over"), None) => Part::HandedOver {
                 hand_over: HandOver::parse(line("hand-over")?)?,
-                trace: parse_trace(line("trace")?)?,
+                trace: line("trace")?,
             },
             _ => return Err(HandOverError::NotAHandOver),
         };
@@ -117,6 +115,14 @@ impl<'t> Part<'t> {
             // Only data may hold line breaks of its own; after anything else, nothing follows.
             (Part::Ended { .. }, _) | (_, None) => Ok(part),
             (_, Some(_)) => Err(HandOverError::NotAHandOver),
+        }
+    }
+
+    /// The read's trace on the server, read back; empty for a part without one.
+    pub fn trace_events(&self) -> Result<Vec<TraceEvent>, HandOverError> {
+        match self {
+            Part::Ended { trace, .. } | Part::HandedOver { trace, .. } => parse_trace(trace),
+            Part::NotRead | Part::Refused => Ok(Vec::new()),
         }
     }
 }
@@ -164,20 +170,22 @@ mod tests {
 
     #[test]
     fn every_part_reads_back_as_it_was_written() {
+        let trace_text = super::super::handed_trace(&trace()).to_string();
+        let (with_trace, without) = (trace_text.as_str(), "retry-budget hand-over 1");
         let parts = [
             Part::NotRead,
             Part::Refused,
             // Data keeps its own line breaks.
             Part::Ended {
                 report: report(Outcome::Succeeded),
-                trace: trace(),
+                trace: with_trace,
                 data: "{\n  \"a\": [1, 2]\n}",
             },
             Part::Ended {
                 report: report(Outcome::BudgetExhausted(Overrun::ServerDelay(
                     Duration::from_secs(30),
                 ))),
-                trace: Vec::new(),
+                trace: without,
                 data: "",
             },
             Part::HandedOver {
@@ -187,13 +195,28 @@ mod tests {
                     reason: WaitReason::ServerDelay(Duration::from_secs(3)),
                     last_response: None,
                 },
-                trace: trace(),
+                trace: with_trace,
             },
         ];
         for part in parts {
             let text = part.to_string();
-            assert_eq!(Part::parse(&text), Ok(part), "{text}");
+            let read = Part::parse(&text);
+            assert_eq!(read, Ok(part.clone()), "{text}");
+            assert_eq!(read.unwrap().trace_events(), part.trace_events());
         }
+        let text = parts_text(with_trace);
+        assert_eq!(Part::parse(&text).unwrap().trace_events(), Ok(trace()));
+    }
+
+    /// An ended part's text with `trace`.
+    fn parts_text(trace: &str) -> String {
+        let report = report(Outcome::Succeeded);
+        Part::Ended {
+            report,
+            trace,
+            data: "42",
+        }
+        .to_string()
     }
 
     #[test]
@@ -218,16 +241,15 @@ mod tests {
             HandOverError::NotAHandOver
         );
         // A part whose lines are cut short names the first one missing.
-        let ended = Part::Ended {
-            report: report(Outcome::Succeeded),
-            trace: trace(),
-            data: "42",
-        }
-        .to_string();
+        let trace_text = super::super::handed_trace(&trace()).to_string();
+        let ended = parts_text(&trace_text);
         let cut = &ended[..ended.rfind('\n').unwrap()];
         assert_eq!(refused(cut), HandOverError::Field("data"));
         // A stop that cannot be read refuses the whole part.
         let bad_stop = ended.replacen("attempts=1", "attempts=x", 1);
         assert!(matches!(refused(&bad_stop), HandOverError::Field(_)));
+        // A trace that cannot be read is refused by name when it is asked for.
+        let bad_trace = parts_text("retry-budget hand-over 1;x");
+        assert!(Part::parse(&bad_trace).unwrap().trace_events().is_err());
     }
 }
