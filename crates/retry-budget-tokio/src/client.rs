@@ -140,9 +140,7 @@ impl Client {
     /// as it is learned, and every read takes the others' block on its scope before it starts.
     /// Once per client; a second share is refused (and given back).
     pub fn share_with(&self, share: impl LedgerShare) -> Result<(), Box<dyn LedgerShare>> {
-        self.shared.share.set(Box::new(share))?;
-        self.shared.lock().client.share_purses();
-        Ok(())
+        self.shared.share.set(Box::new(share))
     }
 
     /// Gives `scope` the policy its reads share, once ([`retry_budget::Client::handle_scope_policy`]).
@@ -382,7 +380,8 @@ impl Shared {
         self.timer.notify_one();
     }
 
-    /// The answer to `read`'s attempt: the core hears it; the data, for a usable 2xx.
+    /// The answer to `read`'s attempt: the core hears it (where the process shares its ledger,
+    /// as an answer whose retry the shared purse pays); the data, for a usable 2xx.
     fn answer<T>(&self, read: ReadId, answer: Answer<T>) -> Option<T> {
         match answer {
             Answer::Response(response, body) => {
@@ -391,9 +390,11 @@ impl Shared {
                     Some(Ok(data)) => (Ok(()), Some(data)),
                     Some(Err(problem)) => (Err(problem), None),
                 };
-                let wall_clock = SystemTime::now();
-                self.input(|c, now| {
-                    c.handle_response(now, read, &response, Some(wall_clock), verdict)
+                let wall_clock = Some(SystemTime::now());
+                let shared = self.share.get().is_some();
+                self.input(|c, now| match shared {
+                    true => c.handle_shared_response(now, read, &response, wall_clock, verdict),
+                    false => c.handle_response(now, read, &response, wall_clock, verdict),
                 });
                 data
             }

@@ -11,7 +11,7 @@
 //!   cap on delayed reads turns new ones away, and its retry tokens are spent by every retry on
 //!   the scope. A 2xx refills the scope's tokens; a read may retry only while a whole token is
 //!   left, and a retry spends one. Where the purses are shared with other clients
-//!   ([`Client::share_purses`]), an answer the read would retry on waits for a token from the
+//!   ([`Client::handle_shared_response`]), an answer the read would retry on waits for a token from the
 //!   shared store ([`ClientEvent::TakeToken`], [`Client::handle_token`]); a token taken for
 //!   nothing, and a success's refill, go back ([`ClientEvent::GiveBack`]).
 //! - An answer is read once, and reaches the ledger first. If it blocks its scope for longer,
@@ -61,7 +61,7 @@ pub enum ClientEvent {
         /// Its block now.
         block: ScopeBlock,
     },
-    /// Where the scopes' retry purses are shared ([`Client::share_purses`]): `read`'s answer
+    /// Where the scopes' retry purses are shared ([`Client::handle_shared_response`]): `read`'s answer
     /// asks for a retry, and the retry may happen only with a token from the purse every
     /// client shares. Take one from the store (atomically, on `purse`'s size) and give the
     /// result to [`Client::handle_token`]; the answer waits for it.
@@ -138,8 +138,6 @@ pub struct Client {
     /// What the driver has not polled yet, oldest first: a few at a time.
     events: Vec<ClientEvent>,
     last_id: u64,
-    /// Whether every scope's retry purse is shared with other clients through the driver.
-    purses_shared: bool,
 }
 
 impl Client {
@@ -150,18 +148,7 @@ impl Client {
             reads: Vec::new(),
             events: Vec::new(),
             last_id: 0,
-            purses_shared: false,
         }
-    }
-
-    /// Every scope's retry purse is shared from now on with the other clients reading the same
-    /// quota (other processes, through a store the driver keeps): a retry on a scope with
-    /// retry tokens takes its token from the store first ([`ClientEvent::TakeToken`], answered
-    /// by [`handle_token`](Self::handle_token)), and what this client's answers earn back or
-    /// did not use goes back to it ([`ClientEvent::GiveBack`]). Without it, each client's
-    /// purse is its own.
-    pub fn share_purses(&mut self) {
-        self.purses_shared = true;
     }
 
     /// Gives `scope` the policy its reads share ([`ScopePolicy`]): once, ideally before its
@@ -283,26 +270,73 @@ impl Client {
         local_wall_clock: Option<SystemTime>,
         body: Result<(), BodyProblem>,
     ) {
-        let Some(i) = self.index(read) else {
+        if let Some((i, held)) = self.hear(now, read, response, local_wall_clock, body) {
+            self.decide(now, i, held, None);
+        }
+    }
+
+    /// [`handle_response`](Self::handle_response) for a client whose scopes' retry purses are
+    /// shared with other clients (other processes reading the same quota, through a store the
+    /// driver keeps). An answer the read would retry on, on a scope with retry tokens, waits
+    /// for a token from the store: the client asks for one ([`ClientEvent::TakeToken`]) and
+    /// the read decides once [`handle_token`](Self::handle_token) gives the store's answer.
+    /// What the client's answers earn back, and a token taken for a retry that did not
+    /// happen, go back to the store ([`ClientEvent::GiveBack`]). A client that never calls it
+    /// compiles none of it.
+    pub fn handle_shared_response(
+        &mut self,
+        now: Duration,
+        read: ReadId,
+        response: &Response,
+        local_wall_clock: Option<SystemTime>,
+        body: Result<(), BodyProblem>,
+    ) {
+        let Some((i, held)) = self.hear(now, read, response, local_wall_clock, body) else {
             return;
         };
+        let entry = &self.reads[i];
+        let Some(purse) = self.ledger.purse(&entry.scope) else {
+            return self.decide(now, i, held, None);
+        };
+        if is_success(response.status) {
+            self.events.push(ClientEvent::GiveBack {
+                scope: entry.scope.clone(),
+                thousandths: purse.refill(),
+                purse,
+            });
+        }
+        // Whether it would retry is the read's own decision.
+        if !entry.action.would_retry(now, &held.response, &held.reading) {
+            return self.decide(now, i, held, None);
+        }
+        self.events.push(ClientEvent::TakeToken {
+            read,
+            scope: entry.scope.clone(),
+            purse,
+        });
+        self.reads[i].waiting_token = Some(Box::new(held));
+    }
+
+    /// An answer reaches the ledger first: its refill, its block (every read on the scope
+    /// hears a longer one); then the answering read's index and the answer, for it to decide.
+    fn hear(
+        &mut self,
+        now: Duration,
+        read: ReadId,
+        response: &Response,
+        local_wall_clock: Option<SystemTime>,
+        body: Result<(), BodyProblem>,
+    ) -> Option<(usize, HeldAnswer)> {
+        let i = self.index(read)?;
         let trust = self.reads[i].action.policy().trust_local_clock();
         let reading = response.read(local_wall_clock, trust);
         let scope = &self.reads[i].scope;
         if is_success(response.status) {
             self.ledger.refill(scope);
         }
-        let purse = self.ledger.purse(scope).filter(|_| self.purses_shared);
-        if let (Some(purse), true) = (purse, is_success(response.status)) {
-            self.events.push(ClientEvent::GiveBack {
-                scope: scope.clone(),
-                thousandths: purse.refill(),
-                purse,
-            });
-        }
         if let Some(block) = self.ledger.learn(now, scope, response.status, &reading) {
             self.events.push(ClientEvent::Blocked {
-                scope: self.reads[i].scope.clone(),
+                scope: scope.clone(),
                 block,
             });
             self.tell(now, i, block);
@@ -312,21 +346,7 @@ impl Client {
             reading,
             body: body.err(),
         };
-        // A retry paid from a shared purse waits for its token: the read decides once the
-        // store has answered. Whether it would retry is the read's own decision.
-        let action = &self.reads[i].action;
-        let would_retry = || action.would_retry(now, &held.response, &held.reading);
-        if let Some(purse) = purse.filter(|_| would_retry()) {
-            let entry = &mut self.reads[i];
-            entry.waiting_token = Some(Box::new(held));
-            self.events.push(ClientEvent::TakeToken {
-                read,
-                scope: entry.scope.clone(),
-                purse,
-            });
-            return;
-        }
-        self.decide(now, i, held, None);
+        Some((i, held))
     }
 
     /// What the store's purse said when `read`'s answer asked for a retry

@@ -1766,10 +1766,10 @@ fn events(client: &mut Client) -> Vec<ClientEvent> {
     std::iter::from_fn(|| client.poll_event()).collect()
 }
 
-/// A client whose purses are shared, with a two-token purse (10 % back a success) on `API`.
+/// A client with a two-token purse (10 % back a success) on `API`, whose answers the tests
+/// give as a client that shares its purses does (`handle_shared_response`).
 fn sharing_client() -> (Client, RetryPurse) {
     let mut client = Client::new();
-    client.share_purses();
     let two = ScopePolicy::new().with_retry_tokens(RetryTokens::new(2, 10));
     client.handle_scope_policy(API, two).unwrap();
     let purse = client.scope_state(API).retry_purse.unwrap();
@@ -1795,7 +1795,7 @@ fn a_shared_purse_pays_for_a_retry_before_the_read_decides() {
     // A 429 whose retry would fit: the read holds its answer and asks for a token; nothing
     // else moves for it until the store answers.
     let read = sent(&mut client, T0);
-    client.handle_response(T0 + s(1), read, &Response::new(429), None, Ok(()));
+    client.handle_shared_response(T0 + s(1), read, &Response::new(429), None, Ok(()));
     assert_eq!(events(&mut client), [take(read, 2_000)]);
     // The store had less than a token: the read stops on the scope's tokens, and nothing is
     // given back (nothing was taken).
@@ -1814,7 +1814,7 @@ fn a_shared_purse_pays_for_a_retry_before_the_read_decides() {
 
     // A token taken: the read retries and spends it; what the store has left is the scope's.
     let read = sent(&mut client, T0 + s(2));
-    client.handle_response(T0 + s(3), read, &Response::new(429), None, Ok(()));
+    client.handle_shared_response(T0 + s(3), read, &Response::new(429), None, Ok(()));
     assert_eq!(events(&mut client), [take(read, 500)]);
     client.handle_token(
         T0 + s(3),
@@ -1838,7 +1838,7 @@ fn a_read_that_would_not_retry_takes_no_token_and_one_taken_for_nothing_goes_bac
     // so no token is asked for (a guess from the status alone would have taken one).
     let read = sent(&mut client, T0);
     let far = Response::new(429).retry_after("30");
-    client.handle_response(T0 + s(1), read, &far, None, Ok(()));
+    client.handle_shared_response(T0 + s(1), read, &far, None, Ok(()));
     let after = events(&mut client);
     assert!(
         !after
@@ -1850,7 +1850,7 @@ fn a_read_that_would_not_retry_takes_no_token_and_one_taken_for_nothing_goes_bac
 
     // The user leaves while the store is asked: the token taken meanwhile goes back whole.
     let read = sent(&mut client, T0 + s(42));
-    client.handle_response(T0 + s(43), read, &Response::new(429), None, Ok(()));
+    client.handle_shared_response(T0 + s(43), read, &Response::new(429), None, Ok(()));
     events(&mut client);
     client.handle_leave(T0 + s(43), read);
     events(&mut client);
@@ -1881,7 +1881,7 @@ fn a_read_that_would_not_retry_takes_no_token_and_one_taken_for_nothing_goes_bac
     client.handle_block(T0 + s(51), API, block);
     events(&mut client);
     let soon = Response::new(429).retry_after("1");
-    client.handle_response(T0 + s(51), read, &soon, None, Ok(()));
+    client.handle_shared_response(T0 + s(51), read, &soon, None, Ok(()));
     let after = events(&mut client);
     assert!(
         !after
@@ -1897,7 +1897,7 @@ fn a_success_gives_its_refill_to_the_shared_purse_and_a_store_away_leaves_the_ow
 {
     let (mut client, _) = sharing_client();
     let read = sent(&mut client, T0);
-    client.handle_response(T0 + s(1), read, &Response::new(200), None, Ok(()));
+    client.handle_shared_response(T0 + s(1), read, &Response::new(200), None, Ok(()));
     let refill = events(&mut client).into_iter().find_map(|e| match e {
         ClientEvent::GiveBack { thousandths, .. } => Some(thousandths),
         _ => None,
@@ -1906,7 +1906,7 @@ fn a_success_gives_its_refill_to_the_shared_purse_and_a_store_away_leaves_the_ow
 
     // The store did not answer: the client's own purse (full) pays, as if nothing were shared.
     let read = sent(&mut client, T0 + s(2));
-    client.handle_response(T0 + s(3), read, &Response::new(429), None, Ok(()));
+    client.handle_shared_response(T0 + s(3), read, &Response::new(429), None, Ok(()));
     events(&mut client);
     client.handle_token(T0 + s(3), read, None);
     assert!(matches!(last_step(&mut client, read), Step::Wait { .. }));

@@ -152,7 +152,7 @@ fn drive(read: Option<ReadId>) {
                     tabs.post(&scope, block);
                 }
             }),
-            // A page's retry purses are its own (it never calls `share_purses`): the client
+            // A page's retry purses are its own (it never calls `handle_shared_response`): the client
             // asks it for no token and gives nothing back.
             ClientEvent::TakeToken { .. } | ClientEvent::GiveBack { .. } => {}
         }
