@@ -46,17 +46,24 @@ impl<T> ServerPart<T> {
     /// Reads a part's text ([`text`](Self::text)), the data with `parse`, the read's own parser.
     /// What cannot be read is [`Unreadable`](Self::Unreadable), by name, never guessed.
     pub(crate) fn read(text: &str, parse: impl FnOnce(&[u8]) -> Option<T>) -> Self {
-        match wire::Part::parse(text) {
-            Ok(wire::Part::NotRead) => ServerPart::NotRead,
-            Ok(wire::Part::Refused) => ServerPart::RefusedOnServer,
-            Ok(wire::Part::HandedOver { hand_over, .. }) => ServerPart::HandedOver(hand_over),
-            Ok(wire::Part::Ended { report, data, .. }) if report.outcome == Outcome::Succeeded => {
-                match parse(data.as_bytes()) {
-                    Some(data) => ServerPart::Loaded { data, report },
-                    None => ServerPart::Unreadable(HandOverError::Field("data")),
-                }
+        let (stop, data) = match wire::Part::parse(text) {
+            Ok(wire::Part::NotRead) => return ServerPart::NotRead,
+            Ok(wire::Part::Refused) => return ServerPart::RefusedOnServer,
+            Ok(wire::Part::HandedOver { hand_over, .. }) => {
+                return match HandOver::parse(hand_over) {
+                    Ok(hand_over) => ServerPart::HandedOver(hand_over),
+                    Err(e) => ServerPart::Unreadable(e),
+                };
             }
-            Ok(wire::Part::Ended { report, .. }) => ServerPart::Stopped(report),
+            Ok(wire::Part::Ended { stop, data, .. }) => (stop, data),
+            Err(e) => return ServerPart::Unreadable(e),
+        };
+        match StopReport::parse(stop) {
+            Ok(report) if report.outcome == Outcome::Succeeded => match parse(data.as_bytes()) {
+                Some(data) => ServerPart::Loaded { data, report },
+                None => ServerPart::Unreadable(HandOverError::Field("data")),
+            },
+            Ok(report) => ServerPart::Stopped(report),
             Err(e) => ServerPart::Unreadable(e),
         }
     }
@@ -121,7 +128,7 @@ pub(crate) fn text<T: serde::Serialize>(
     match served {
         Ok(Served::Loaded(loaded)) => match serde_json::to_string(&loaded.data) {
             Ok(data) => wire::Part::Ended {
-                report: loaded.report,
+                stop: &loaded.report.handed().to_string(),
                 trace: &handed_trace(&loaded.trace).to_string(),
                 data: &data,
             }
@@ -132,14 +139,14 @@ pub(crate) fn text<T: serde::Serialize>(
             }
         },
         Ok(Served::HandedOver { hand_over, trace }) => wire::Part::HandedOver {
-            hand_over,
+            hand_over: &hand_over.to_string(),
             trace: &handed_trace(&trace).to_string(),
         }
         .to_string(),
         // Given up unsent, queued past the render's hold: the browser reads for itself.
         Ok(Served::NotSent) => not_read(),
         Err(ReadError::Stopped { report, trace }) => wire::Part::Ended {
-            report,
+            stop: &report.handed().to_string(),
             trace: &handed_trace(&trace).to_string(),
             data: "",
         }
@@ -523,14 +530,9 @@ mod tests {
 
     /// A part's text as the server writes it.
     fn ended(report: &StopReport, trace: Vec<retry_budget::TraceEvent>, data: &str) -> String {
-        let report = report.clone();
+        let stop = &report.handed().to_string();
         let trace = &retry_budget::wire::handed_trace(&trace).to_string();
-        Part::Ended {
-            report,
-            trace,
-            data,
-        }
-        .to_string()
+        Part::Ended { stop, trace, data }.to_string()
     }
 
     #[test]
@@ -547,7 +549,7 @@ mod tests {
         };
         let now = Duration::from_millis(400);
         let text = Part::HandedOver {
-            hand_over,
+            hand_over: &hand_over.to_string(),
             trace: &retry_budget::wire::handed_trace(&[]).to_string(),
         }
         .to_string();

@@ -7,9 +7,8 @@
 
 use std::fmt;
 
-use super::hand_over::{parts, HandOver, HandOverError};
+use super::hand_over::{parts, HandOverError};
 use super::trace::parse_trace;
-use crate::report::StopReport;
 use crate::trace::TraceEvent;
 
 /// What the text of a part begins with, its version after it.
@@ -32,11 +31,12 @@ const HEADER: &str = "retry-budget part ";
 ///     request_time: Duration::from_millis(40),
 ///     waited_time: Duration::ZERO,
 /// };
-/// let trace = handed_trace(&[]).to_string();
-/// let part = Part::Ended { report, trace: &trace, data: r#"{"items":[]}"# };
+/// let (stop, trace) = (report.handed().to_string(), handed_trace(&[]).to_string());
+/// let part = Part::Ended { stop: &stop, trace: &trace, data: r#"{"items":[]}"# };
 /// let text = part.to_string();
 /// assert!(text.starts_with("retry-budget part 1;ended\nretry-budget stop 1;outcome=succeeded;"));
-/// assert_eq!(Part::parse(&text), Ok(part));
+/// let Ok(Part::Ended { stop, data, .. }) = Part::parse(&text) else { panic!() };
+/// assert_eq!((StopReport::parse(stop), data), (Ok(report), r#"{"items":[]}"#));
 /// assert_eq!(Part::parse("retry-budget part 1;not-read"), Ok(Part::NotRead));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,23 +48,26 @@ pub enum Part<'t> {
     /// The server refused to send the read (a URL it may not read, an invalid request). Its
     /// log says why; the page is not told, as the server's request is the server's own.
     Refused,
-    /// The read ended on the server: how, what it did, and for data, the data's text (empty
-    /// for a read that stopped without data).
+    /// The read ended on the server: how ([`StopReport::handed`](crate::StopReport::handed)'s text,
+    /// read by [`StopReport::parse`](crate::StopReport::parse)), what it did ([`handed_trace`](super::handed_trace)'s text, read by
+    /// [`trace_events`](Part::trace_events)), and for data, the data's text (empty for a read
+    /// that stopped without data). Each is read only when asked: a page that shows no trace
+    /// compiles no reader of one.
     Ended {
-        /// How it ended.
-        report: StopReport,
-        /// What it did, as its text ([`handed_trace`](super::handed_trace)), read only when
-        /// asked ([`trace_events`](Part::trace_events)): a page that shows no trace compiles
-        /// no reader of one.
+        /// How it ended, as text.
+        stop: &'t str,
+        /// What it did, as text.
         trace: &'t str,
         /// The data's text, for the read's parser.
         data: &'t str,
     },
-    /// The read waits, and the browser goes on with it.
+    /// The read waits, and the browser goes on with it: from the hand-over
+    /// ([`HandOver`](super::HandOver)'s text, read by [`HandOver::parse`](super::HandOver::parse)),
+    /// after what it did on the server.
     HandedOver {
-        /// What the browser goes on from.
-        hand_over: HandOver,
-        /// What it did on the server, as its text, read only when asked.
+        /// The hand-over, as text.
+        hand_over: &'t str,
+        /// What it did on the server, as text.
         trace: &'t str,
     },
 }
@@ -77,11 +80,7 @@ impl fmt::Display for Part<'_> {
         match self {
             Part::NotRead => f.write_str(";not-read"),
             Part::Refused => f.write_str(";refused"),
-            Part::Ended {
-                report,
-                trace,
-                data,
-            } => write!(f, ";ended\n{}\n{trace}\n{data}", report.handed()),
+            Part::Ended { stop, trace, data } => write!(f, ";ended\n{stop}\n{trace}\n{data}"),
             Part::HandedOver { hand_over, trace } => {
                 write!(f, ";handed-over\n{hand_over}\n{trace}")
             }
@@ -90,29 +89,29 @@ impl fmt::Display for Part<'_> {
 }
 
 impl<'t> Part<'t> {
-    /// Reads a part's text, as its `Display` writes it; another version's text, or text of
-    /// another shape, is refused by name.
+    /// Reads a part's text, as its `Display` writes it: the envelope only (its version, its
+    /// kind, its lines); another version's text, or text of another shape, is refused by name.
     pub fn parse(text: &'t str) -> Result<Part<'t>, HandOverError> {
         let mut lines = text.splitn(4, '\n');
-        let head = lines.next().unwrap_or_default();
-        let mut line = |name| lines.next().ok_or(HandOverError::Field(name));
-        let mut kind = parts(head, HEADER)?;
-        let part = match (kind.next(), kind.next()) {
+        let mut kind = parts(lines.next().unwrap_or_default(), HEADER)?;
+        let kind = (kind.next(), kind.next());
+        let mut line = || lines.next().ok_or(HandOverError::NotAHandOver);
+        let part = match kind {
             (Some("not-read"), None) => Part::NotRead,
             (Some("refused"), None) => Part::Refused,
             (Some("ended"), None) => Part::Ended {
-                report: StopReport::parse(line("stop")?)?,
-                trace: line("trace")?,
-                data: line("data")?,
+                stop: line()?,
+                trace: line()?,
+                // Only data may hold line breaks of its own.
+                data: line()?,
             },
             (Some("handed-over"), None) => Part::HandedOver {
-                hand_over: HandOver::parse(line("hand-over")?)?,
-                trace: line("trace")?,
+                hand_over: line()?,
+                trace: line()?,
             },
             _ => return Err(HandOverError::NotAHandOver),
         };
         match (&part, lines.next()) {
-            // Only data may hold line breaks of its own; after anything else, nothing follows.
             (Part::Ended { .. }, _) | (_, None) => Ok(part),
             (_, Some(_)) => Err(HandOverError::NotAHandOver),
         }
@@ -135,8 +134,9 @@ mod tests {
 
     use super::*;
     use crate::action::WaitReason;
-    use crate::report::{LastResponse, Outcome, Overrun};
+    use crate::report::{LastResponse, Outcome, Overrun, StopReport};
     use crate::trace::Event;
+    use crate::wire::HandOver;
 
     fn trace() -> Vec<TraceEvent> {
         let at = Duration::from_nanos;
@@ -172,29 +172,35 @@ mod tests {
     fn every_part_reads_back_as_it_was_written() {
         let trace_text = super::super::handed_trace(&trace()).to_string();
         let (with_trace, without) = (trace_text.as_str(), "retry-budget hand-over 1");
+        let loaded = report(Outcome::Succeeded).handed().to_string();
+        let stopped = report(Outcome::BudgetExhausted(Overrun::ServerDelay(
+            Duration::from_secs(30),
+        )))
+        .handed()
+        .to_string();
+        let hand_over = HandOver {
+            attempts: 1,
+            wait: Duration::from_millis(2_400),
+            reason: WaitReason::ServerDelay(Duration::from_secs(3)),
+            last_response: None,
+        }
+        .to_string();
         let parts = [
             Part::NotRead,
             Part::Refused,
             // Data keeps its own line breaks.
             Part::Ended {
-                report: report(Outcome::Succeeded),
+                stop: &loaded,
                 trace: with_trace,
                 data: "{\n  \"a\": [1, 2]\n}",
             },
             Part::Ended {
-                report: report(Outcome::BudgetExhausted(Overrun::ServerDelay(
-                    Duration::from_secs(30),
-                ))),
+                stop: &stopped,
                 trace: without,
                 data: "",
             },
             Part::HandedOver {
-                hand_over: HandOver {
-                    attempts: 1,
-                    wait: Duration::from_millis(2_400),
-                    reason: WaitReason::ServerDelay(Duration::from_secs(3)),
-                    last_response: None,
-                },
+                hand_over: &hand_over,
                 trace: with_trace,
             },
         ];
@@ -210,9 +216,9 @@ mod tests {
 
     /// An ended part's text with `trace`.
     fn parts_text(trace: &str) -> String {
-        let report = report(Outcome::Succeeded);
+        let stop = report(Outcome::Succeeded).handed().to_string();
         Part::Ended {
-            report,
+            stop: &stop,
             trace,
             data: "42",
         }
@@ -240,14 +246,13 @@ mod tests {
             refused("retry-budget part 1;refused\nmore"),
             HandOverError::NotAHandOver
         );
-        // A part whose lines are cut short names the first one missing.
+        // A part whose lines are cut short is not a part.
         let trace_text = super::super::handed_trace(&trace()).to_string();
         let ended = parts_text(&trace_text);
         let cut = &ended[..ended.rfind('\n').unwrap()];
-        assert_eq!(refused(cut), HandOverError::Field("data"));
-        // A stop that cannot be read refuses the whole part.
-        let bad_stop = ended.replacen("attempts=1", "attempts=x", 1);
-        assert!(matches!(refused(&bad_stop), HandOverError::Field(_)));
+        assert_eq!(refused(cut), HandOverError::NotAHandOver);
+        // The stop, the hand-over and the trace inside are read by their own readers, when
+        // asked (`StopReport::parse`, `HandOver::parse`, `Part::trace_events`).
         // A trace that cannot be read is refused by name when it is asked for.
         let bad_trace = parts_text("retry-budget hand-over 1;x");
         assert!(Part::parse(&bad_trace).unwrap().trace_events().is_err());
