@@ -270,8 +270,8 @@ impl Client {
         local_wall_clock: Option<SystemTime>,
         body: Result<(), BodyProblem>,
     ) {
-        if let Some((i, held)) = self.hear(now, read, response, local_wall_clock, body) {
-            self.decide(now, i, held, None);
+        if let Some((i, reading)) = self.hear(now, read, response, local_wall_clock) {
+            self.decide(now, i, response, reading, body.err(), false);
         }
     }
 
@@ -291,12 +291,12 @@ impl Client {
         local_wall_clock: Option<SystemTime>,
         body: Result<(), BodyProblem>,
     ) {
-        let Some((i, held)) = self.hear(now, read, response, local_wall_clock, body) else {
+        let Some((i, reading)) = self.hear(now, read, response, local_wall_clock) else {
             return;
         };
         let entry = &self.reads[i];
         let Some(purse) = self.ledger.purse(&entry.scope) else {
-            return self.decide(now, i, held, None);
+            return self.decide(now, i, response, reading, body.err(), false);
         };
         if is_success(response.status) {
             self.events.push(ClientEvent::GiveBack {
@@ -306,27 +306,32 @@ impl Client {
             });
         }
         // Whether it would retry is the read's own decision.
-        if !entry.action.would_retry(now, &held.response, &held.reading) {
-            return self.decide(now, i, held, None);
+        if !entry.action.would_retry(now, response, &reading) {
+            return self.decide(now, i, response, reading, body.err(), false);
         }
         self.events.push(ClientEvent::TakeToken {
             read,
             scope: entry.scope.clone(),
             purse,
         });
-        self.reads[i].waiting_token = Some(Box::new(held));
+        // Held, the answer needs its own copy of the response.
+        self.reads[i].waiting_token = Some(Box::new(HeldAnswer {
+            response: response.clone(),
+            reading,
+            body: body.err(),
+        }));
     }
 
     /// An answer reaches the ledger first: its refill, its block (every read on the scope
-    /// hears a longer one); then the answering read's index and the answer, for it to decide.
+    /// hears a longer one); then the answering read's index and what the answer says, for it
+    /// to decide.
     fn hear(
         &mut self,
         now: Duration,
         read: ReadId,
         response: &Response,
         local_wall_clock: Option<SystemTime>,
-        body: Result<(), BodyProblem>,
-    ) -> Option<(usize, HeldAnswer)> {
+    ) -> Option<(usize, Reading)> {
         let i = self.index(read)?;
         let trust = self.reads[i].action.policy().trust_local_clock();
         let reading = response.read(local_wall_clock, trust);
@@ -341,12 +346,7 @@ impl Client {
             });
             self.tell(now, i, block);
         }
-        let held = HeldAnswer {
-            response: response.clone(),
-            reading,
-            body: body.err(),
-        };
-        Some((i, held))
+        Some((i, reading))
     }
 
     /// What the store's purse said when `read`'s answer asked for a retry
@@ -367,28 +367,38 @@ impl Client {
             let left = taken.left + if taken.took { RetryPurse::TOKEN } else { 0 };
             self.ledger.set_purse(&self.reads[i].scope, left);
         }
-        self.decide(now, i, *held, taken.filter(|t| t.took));
-    }
-
-    /// Read `i` takes its answer `held`; `taken`, a token taken from the shared purse for it.
-    fn decide(&mut self, now: Duration, i: usize, held: HeldAnswer, taken: Option<TokenTaken>) {
-        let may_retry = self.ledger.may_retry(&self.reads[i].scope);
-        let entry = &mut self.reads[i];
-        let answered = matches!(entry.action.phase(), Phase::InFlight { .. });
+        let took = taken.is_some_and(|t| t.took);
         let HeldAnswer {
             response,
             reading,
             body,
-        } = held;
+        } = *held;
+        self.decide(now, i, &response, reading, body, took);
+    }
+
+    /// Read `i` takes its answer, `response` as `reading` says; `took`: a token was taken from
+    /// the shared purse for it, to be given back if it does not retry.
+    fn decide(
+        &mut self,
+        now: Duration,
+        i: usize,
+        response: &Response,
+        reading: Reading,
+        body: Option<BodyProblem>,
+        took: bool,
+    ) {
+        let may_retry = self.ledger.may_retry(&self.reads[i].scope);
+        let entry = &mut self.reads[i];
+        let answered = matches!(entry.action.phase(), Phase::InFlight { .. });
         entry
             .action
-            .receive(now, &response, reading, body, may_retry);
+            .receive(now, response, reading, body, may_retry);
         // The answer to an attempt in flight that leaves the read running leaves it waiting
         // for a retry (an answer the read could not own changes nothing).
         let retries = answered && *entry.action.phase() != Phase::Stopped;
         if retries {
             self.ledger.spend_retry(&entry.scope);
-        } else if let (Some(_), Some(purse)) = (taken, self.ledger.purse(&entry.scope)) {
+        } else if let Some(purse) = self.ledger.purse(&entry.scope).filter(|_| took) {
             self.events.push(ClientEvent::GiveBack {
                 scope: entry.scope.clone(),
                 thousandths: RetryPurse::TOKEN,
