@@ -392,9 +392,12 @@ impl Shared {
                 };
                 let wall_clock = Some(SystemTime::now());
                 let shared = self.share.get().is_some();
-                self.input(|c, now| match shared {
-                    true => c.handle_shared_response(now, read, &response, wall_clock, verdict),
-                    false => c.handle_response(now, read, &response, wall_clock, verdict),
+                self.input(|c, now| {
+                    if shared {
+                        c.handle_shared_response(now, read, &response, wall_clock, verdict);
+                    } else {
+                        c.handle_response(now, read, &response, wall_clock, verdict);
+                    }
                 });
                 data
             }

@@ -1831,6 +1831,18 @@ fn a_shared_purse_pays_for_a_retry_before_the_read_decides() {
     assert_eq!(client.scope_state(API).retry_purse.unwrap().left, 700);
 }
 
+/// `read` stopped on its answer, and the client asked for no token for it.
+fn stopped_asking_no_token(client: &mut Client, read: ReadId) {
+    let after = events(client);
+    assert!(
+        !after
+            .iter()
+            .any(|e| matches!(e, ClientEvent::TakeToken { .. })),
+        "{after:?}"
+    );
+    assert!(client.read(read).unwrap().report().is_some());
+}
+
 #[test]
 fn a_read_that_would_not_retry_takes_no_token_and_one_taken_for_nothing_goes_back() {
     let (mut client, purse) = sharing_client();
@@ -1839,14 +1851,7 @@ fn a_read_that_would_not_retry_takes_no_token_and_one_taken_for_nothing_goes_bac
     let read = sent(&mut client, T0);
     let far = Response::new(429).retry_after("30");
     client.handle_shared_response(T0 + s(1), read, &far, None, Ok(()));
-    let after = events(&mut client);
-    assert!(
-        !after
-            .iter()
-            .any(|e| matches!(e, ClientEvent::TakeToken { .. })),
-        "{after:?}"
-    );
-    assert!(client.read(read).unwrap().report().is_some());
+    stopped_asking_no_token(&mut client, read);
 
     // The user leaves while the store is asked: the token taken meanwhile goes back whole.
     let read = sent(&mut client, T0 + s(42));
@@ -1882,14 +1887,7 @@ fn a_read_that_would_not_retry_takes_no_token_and_one_taken_for_nothing_goes_bac
     events(&mut client);
     let soon = Response::new(429).retry_after("1");
     client.handle_shared_response(T0 + s(51), read, &soon, None, Ok(()));
-    let after = events(&mut client);
-    assert!(
-        !after
-            .iter()
-            .any(|e| matches!(e, ClientEvent::TakeToken { .. })),
-        "{after:?}"
-    );
-    assert!(client.read(read).unwrap().report().is_some());
+    stopped_asking_no_token(&mut client, read);
 }
 
 #[test]
