@@ -9,9 +9,9 @@ use std::time::Duration;
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 use leptos_retry_budget::runtime::now;
+use leptos_retry_budget::ReadData;
 use palette_list::{BudgetedRead, ReadState};
 use send_wrapper::SendWrapper;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use palette_list_model::Case;
@@ -176,10 +176,7 @@ pub async fn server_requests(base: &str) -> Result<Vec<ServerRequest>, LiveError
 /// attempt N + 1 wakes `timer_late_by_s[N - 1]` late, because the main thread is blocked
 /// across its planned wake (as in a backgrounded tab). Call it in the component that owns the
 /// read, right after the hook.
-pub fn stage<T>(case: &Case, read: BudgetedRead<T>)
-where
-    T: DeserializeOwned + Clone + Send + Sync + 'static,
-{
+pub fn stage<T: ReadData>(case: &Case, read: BudgetedRead<T>) {
     let timers = Rc::new(RefCell::new(Vec::<Timeout>::new()));
     if let Some(leave) = case.user_leaves_at {
         timers

@@ -159,27 +159,3 @@ async fn a_new_request_stops_the_old_read_on_the_wire_and_starts_one_new_read() 
     );
     assert_eq!(server_saw(&last).await, ["answered"; 3]);
 }
-
-#[wasm_bindgen_test]
-async fn data_that_is_neither_send_nor_sync_is_read_in_the_browser() {
-    // An Rc: what a browser app may hold, and no server could.
-    let base = post_limit("quota=5&window_s=60").await;
-    let url = palettes_url(&base, "coast");
-    let root = fresh_element();
-    let _mounted = mount_to(root.clone(), move || {
-        let read = use_budgeted_read(
-            ReadRequest::get(url.clone()),
-            RetryPolicy::new().with_scope(url.clone()),
-            |body| PaletteCollection::from_json(body).map(Rc::new),
-        );
-        let loaded = |c: Rc<PaletteCollection>, _: StopReport| {
-            view! { <p data-testid="count">{c.palettes.len()}</p> }
-        };
-        view! { <palette_list::ReadStatus read loaded /> }
-    });
-    let count = wait_for(Duration::from_secs(3), "the palettes", || {
-        text(&root, "count")
-    })
-    .await;
-    assert_eq!(count, "4");
-}

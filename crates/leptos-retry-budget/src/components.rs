@@ -131,21 +131,17 @@ where
     // words are written straight in, and only when they differ from what it says.
     Effect::new(move || {
         let words = read.state.try_with(announcement).unwrap_or_default();
-        #[cfg(target_arch = "wasm32")]
         if let Some(region) = region.get() {
             visually_hidden(&region);
             if region.text_content().is_none_or(|said| said != words) {
                 region.set_text_content(Some(&words));
             }
         }
-        #[cfg(not(target_arch = "wasm32"))]
-        let _ = (words, region);
     });
     view! { <div node_ref=region data-testid="announce" aria-live="polite"></div> }
 }
 
 /// Hides `element` from sight but not from screen readers, through CSSOM.
-#[cfg(target_arch = "wasm32")]
 fn visually_hidden(element: &web_sys::HtmlElement) {
     let style = element.style();
     for (property, value) in [

@@ -29,9 +29,9 @@ pub use components::{
 pub use retry_budget::scope::RetryTokens;
 pub use retry_budget::{ReadRequest, RetryPolicy, ScopePolicy};
 pub use runtime::{
-    provide_scope_policy, use_budgeted_get, use_budgeted_read, BudgetedRead, ReadState,
+    provide_scope_policy, use_budgeted_get, use_budgeted_read, BudgetedRead, ReadData, ReadState,
 };
-#[cfg(feature = "ssr")]
+#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
 pub use runtime::{provide_server_reads, ServerReads};
 
 #[cfg(all(test, target_arch = "wasm32"))]

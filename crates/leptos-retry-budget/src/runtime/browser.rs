@@ -1,498 +1,66 @@
-//! A read in the browser, from the screen that mounts it to the last screen that leaves: its
-//! actions (one per Try again) started on the page's [`Client`](retry_budget::Client), and each
-//! step the page decides for them carried out with a fetch, an abort, or a state shown.
+//! A CSR page: the page drives every read from its first attempt; no server rendered it, so
+//! nothing comes from one, and none of the code that takes a server's read up is compiled.
 
-use std::cell::{Cell, RefCell};
-use std::rc::{Rc, Weak};
-use std::time::Duration;
-
-use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
-use web_sys::AbortController;
 
-use super::client::{self, RunningRead};
-use super::coalesce::{self, Joinable, ParserKind, ReadKey};
-use super::fetch::{fetch, Answer};
-use super::from_server::{FromServer, Part, Pending};
-use super::origin::origin;
-use super::screens::{next_screen, Screens};
-use super::state::{ReadData, ReadState, View};
-use super::time::{now, timer_ms, wall_clock};
-use retry_budget::action::Phase;
-use retry_budget::body::BodyProblem;
-use retry_budget::report::TransportFailure;
-use retry_budget::request::ReadRequest;
-use retry_budget::words::next_change;
-use retry_budget::{Outcome, ReadId, RetryPolicy, Step, TraceEvent};
+use super::mode::Mode;
+use super::page::Driver;
+use super::state::{Parse, ReadData, ReadState, View};
+use retry_budget::{ReadRequest, RetryPolicy, TraceEvent};
 
-/// How a 2xx body becomes the data.
-type Parser<T> = Rc<dyn Fn(&[u8]) -> Result<T, BodyProblem>>;
+pub use super::page::{now, provide_scope_policy, scope_state};
 
-/// The handle a [`BudgetedRead`](super::BudgetedRead) keeps: its screen.
-pub(super) struct Driver<T: ReadData> {
-    screen: StoredValue<Rc<Screen<T>>, LocalStorage>,
-    from_server: FromServer<T>,
+/// What a read's state is read through: the page's own signal, which the runtime writes.
+pub type StateSignal<T> = ReadSignal<ReadState<T>>;
+
+/// A read in a CSR page.
+pub(crate) struct Read<T: ReadData> {
+    driver: Driver<T>,
+    state: StateSignal<T>,
 }
 
-impl<T: ReadData> Clone for Driver<T> {
+impl<T: ReadData> Clone for Read<T> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T: ReadData> Copy for Driver<T> {}
+impl<T: ReadData> Copy for Read<T> {}
 
-impl<T> Driver<T>
-where
-    T: ReadData,
-{
-    /// Sets the read up in the current component: the screen shows the read of `request`'s
-    /// value, joined where an identical read is still loading or waiting on the page (unless
-    /// the policy turns coalescing off), else a new one, started in an effect (after mount or
-    /// hydration). When `request` changes, the screen moves to the read of the new value;
-    /// when the component is cleaned up, it leaves. The last screen to leave a read, or to
-    /// move on from it, stops its action.
-    ///
-    /// Where the server's render read it (`part`), the read is the server's and no other
-    /// screen's: its first action takes up what the server knew (the data or the stop, with
-    /// no request; or the wait handed over, which it goes on with).
-    pub(super) fn attach<R>(
+impl<T: ReadData> Mode<T> for Read<T> {
+    fn attach<R: Parse<T>>(
         request: Signal<ReadRequest>,
         policy: RetryPolicy,
         parse: R,
         view: View<T>,
-        part: Option<Part<T>>,
-        from_server: FromServer<T>,
-    ) -> Self
-    where
-        R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static,
-    {
-        let id = next_screen();
-        let parser = ParserKind::of::<R>();
-        let parse: Parser<T> = Rc::new(parse);
-        let part = part.filter(Part::was_read);
-        let shared = read_of(request.get_untracked(), &policy, &parse, parser, part);
-        shared.screens.join(id, view);
-        let screen = Rc::new(Screen {
-            id,
-            view,
-            policy,
-            parse,
-            parser,
-            shows: RefCell::new(shared),
-        });
-        let driver = Driver {
-            screen: StoredValue::new_local(screen.clone()),
-            from_server,
-        };
-        // An effect may hold what is not `Send`; it runs on this thread, after mount.
-        Effect::new(move || {
-            request.track();
-            untrack(|| {
-                let shared = screen.current();
-                if request.with(|r| *r != shared.request) {
-                    screen.move_to(request.get());
-                } else if shared.owned.get() == 0 {
-                    // Every screen's effect asks; the first to run starts the read.
-                    start(&shared);
-                }
-            });
-        });
-        // An owner runs its cleanups before it drops its stored values, so the screen is
-        // still there to leave.
-        on_cleanup(move || {
-            if let Some(shared) = driver.current() {
-                if shared.screens.leave(id) {
-                    leave(&shared);
-                }
-            }
-        });
-        driver
-    }
-
-    pub(super) fn try_again(&self) {
-        if let Some(shared) = self.current() {
-            leave(&shared);
-            start(&shared);
+    ) -> Self {
+        Read {
+            driver: Driver::attach(request, policy, parse, view),
+            state: view.state.read_only(),
         }
     }
 
-    pub(super) fn cancel(&self) {
-        if let Some(shared) = self.current() {
-            leave(&shared);
-        }
-    }
-}
-
-impl<T: ReadData> Driver<T> {
-    /// The read the screen shows now, while the screen's owner lives.
-    fn current(&self) -> Option<Rc<Shared<T>>> {
-        self.screen.try_with_value(|s| s.current())
+    fn state(&self) -> StateSignal<T> {
+        self.state
     }
 
-    /// The current action's trace, copied from the page: where the action is the one the
-    /// server's render began, what the server did first, then the page's part from the
-    /// hand-over on (one timeline for one action).
-    pub(super) fn trace(&self) -> Vec<TraceEvent> {
-        let Some(shared) = self.current() else {
-            return Vec::new();
-        };
-        let run = shared.run.borrow().clone();
-        let own = run.and_then(|run| client::with_read(run.read, |a| a.trace().to_vec()));
-        if !shared.owes_server.get() {
-            return own.unwrap_or_default();
-        }
-        let mut trace = self.from_server.trace();
-        // The page's own start of the action is the server's, already there.
-        let skip = usize::from(!trace.is_empty());
-        trace.extend(own.into_iter().flatten().skip(skip));
-        trace
-    }
-}
-
-/// One screen's hold on a read: the read it shows now, and what it needs to find the next one
-/// when its request changes.
-struct Screen<T: 'static> {
-    id: u64,
-    view: View<T>,
-    policy: RetryPolicy,
-    parse: Parser<T>,
-    parser: ParserKind,
-    shows: RefCell<Rc<Shared<T>>>,
-}
-
-impl<T: 'static> Screen<T> {
-    fn current(&self) -> Rc<Shared<T>> {
-        self.shows.borrow().clone()
-    }
-}
-
-impl<T> Screen<T>
-where
-    T: ReadData,
-{
-    /// The request changed: the screen shows the read of the new one (joined, or new and
-    /// started) and leaves the last, which stops as moved on if no other screen shows it.
-    fn move_to(&self, request: ReadRequest) {
-        let next = read_of(request, &self.policy, &self.parse, self.parser, None);
-        next.screens.join(self.id, self.view);
-        let last = self.shows.replace(next.clone());
-        if last.screens.leave(self.id) {
-            let run = last.run.borrow().clone();
-            if let Some(run) = run {
-                client::input(Some(run.read), |client, now| {
-                    client.handle_move_on(now, run.read)
-                });
-            }
-        }
-        if next.owned.get() == 0 {
-            start(&next);
-        }
-    }
-}
-
-/// The read of `request` under `policy`: one a screen may join (unless the policy turns
-/// coalescing off, or the server's render read it: `part`), else a new one, not yet started.
-fn read_of<T: 'static>(
-    request: ReadRequest,
-    policy: &RetryPolicy,
-    parse: &Parser<T>,
-    parser: ParserKind,
-    part: Option<Part<T>>,
-) -> Rc<Shared<T>> {
-    let scope: Rc<str> = match policy.scope() {
-        Some(name) => name.into(),
-        None => origin(request.url()).into(),
-    };
-    let key = (policy.coalesce() && part.is_none())
-        .then(|| ReadKey::new::<T>(scope.clone(), &request, policy, parser))
-        .flatten();
-    if let Some(joined) = key.as_ref().and_then(coalesce::find::<Shared<T>>) {
-        return joined;
-    }
-    let shared = Rc::new(Shared {
-        request,
-        scope,
-        policy: policy.clone(),
-        parse: parse.clone(),
-        owned: Cell::new(0),
-        run: RefCell::new(None),
-        screens: Screens::new(),
-        owes_server: Cell::new(part.is_some()),
-        from_server: Pending::new(part),
-    });
-    if let Some(key) = key {
-        coalesce::add(key, &shared);
-    }
-    shared
-}
-
-/// One read and every screen that shows it.
-struct Shared<T: 'static> {
-    request: ReadRequest,
-    /// The rate limit this read shares: the policy's scope, or the URL's origin.
-    scope: Rc<str>,
-    policy: RetryPolicy,
-    parse: Parser<T>,
-    /// The generation the screens own (1 for the first action, +1 per new action; 0 before the
-    /// first). Kept outside the reactive system: the runtime must still read it after the
-    /// components are gone.
-    owned: Cell<u64>,
-    /// The current action, once one has started.
-    run: RefCell<Option<Rc<Run<T>>>>,
-    screens: Screens<T>,
-    /// What the server's render knew, until the first action takes it up.
-    from_server: Pending<T>,
-    /// The current action is the one the server's render began (its trace comes first).
-    owes_server: Cell<bool>,
-}
-
-impl<T: 'static> Joinable for Shared<T> {
-    /// Some screen shows it, and it has not stopped.
-    fn joinable(&self) -> bool {
-        if self.screens.is_empty() {
-            return false;
-        }
-        match &*self.run.borrow() {
-            None => self.owned.get() == 0,
-            Some(run) => {
-                client::with_read(run.read, |a| *a.phase() != Phase::Stopped).unwrap_or(false)
-            }
-        }
-    }
-}
-
-/// One action of a read, and the browser resources it holds. It is forgotten by the page
-/// once nothing holds it: no screen's read owns it, and no fetch of it is under way (an answer
-/// that arrives after a stop still reaches the ledger).
-struct Run<T: 'static> {
-    shared: Weak<Shared<T>>,
-    read: ReadId,
-    generation: u64,
-    /// The in-flight fetch's controller.
-    fetch: RefCell<Option<AbortController>>,
-    /// The countdown's refresh while waiting: armed for the next change of the number shown,
-    /// so it wakes once a second.
-    ticker: RefCell<Option<Timeout>>,
-    /// A 2xx body, read, waiting for the core's verdict.
-    data: RefCell<Option<T>>,
-}
-
-impl<T: 'static> Drop for Run<T> {
-    fn drop(&mut self) {
-        client::forget(self.read);
-    }
-}
-
-fn start<T>(shared: &Rc<Shared<T>>)
-where
-    T: ReadData,
-{
-    let generation = shared.owned.get() + 1;
-    shared.owned.set(generation);
-    // The last action is let go first: once nothing holds it, the page forgets it.
-    drop(shared.run.take());
-    if let Some(part) = shared.from_server.take() {
-        take_up(shared, part, generation);
-        return;
-    }
-    shared.owes_server.set(false);
-    if let Err(e) = shared.request.validate() {
-        shared.screens.show(ReadState::Refused(e.into()));
-        return;
-    }
-    let started = client::start(
-        &shared.scope,
-        shared.policy.clone(),
-        run_of(shared, generation),
-    );
-    if let Err(e) = started {
-        shared.screens.show(ReadState::Refused(e.into()));
-    }
-}
-
-/// What carries out the steps of `shared`'s action of `generation`, once the page names it.
-fn run_of<T: 'static>(
-    shared: &Rc<Shared<T>>,
-    generation: u64,
-) -> impl FnOnce(ReadId) -> Rc<Run<T>> + '_ {
-    let weak = Rc::downgrade(shared);
-    move |read| {
-        let run = Rc::new(Run {
-            shared: weak,
-            read,
-            generation,
-            fetch: RefCell::new(None),
-            ticker: RefCell::new(None),
-            data: RefCell::new(None),
-        });
-        // The screens own it before its first step is carried out.
-        *shared.run.borrow_mut() = Some(run.clone());
-        run
-    }
-}
-
-/// The first action takes up what the server's render knew: the data, the stop or the
-/// refusal the screen already shows (a hand-over this page cannot read among them: the server
-/// may just have been told to wait, so nothing is sent), with no request; or the wait handed
-/// over, which goes on here as the same action.
-fn take_up<T: ReadData>(shared: &Rc<Shared<T>>, part: Part<T>, generation: u64) {
-    let Some(hand_over) = part.hand_over() else {
-        return;
-    };
-    let resumed = client::resume(
-        &shared.scope,
-        shared.policy.clone(),
-        hand_over,
-        run_of(shared, generation),
-    );
-    if let Err(e) = resumed {
-        shared.screens.show(ReadState::Refused(e.into()));
-    }
-}
-
-/// The user left (unmount, navigation or Cancel): the current action stops as `user_left`.
-fn leave<T>(shared: &Rc<Shared<T>>) {
-    let run = shared.run.borrow().clone();
-    if let Some(run) = run {
-        client::input(Some(run.read), |client, now| {
-            client.handle_leave(now, run.read)
-        });
-    }
-}
-
-impl<T> RunningRead for Run<T>
-where
-    T: ReadData,
-{
-    fn carry_out(self: Rc<Self>, step: Step) {
-        let Some(shared) = self.shared.upgrade() else {
-            return;
-        };
-        let owned = shared.owned.get() == self.generation;
-        let of = shared.policy.max_attempts();
-        match step {
-            Step::StartAttempt { number, .. } => {
-                self.ticker.replace(None);
-                if owned {
-                    shared.screens.show(ReadState::Loading {
-                        attempt: number,
-                        of,
-                    });
-                }
-                match AbortController::new() {
-                    Ok(controller) => {
-                        self.fetch.replace(Some(controller.clone()));
-                        leptos::task::spawn_local(attempt(shared, self, controller));
-                    }
-                    Err(_) => client::input(Some(self.read), |client, now| {
-                        client.handle_transport_failure(
-                            now,
-                            self.read,
-                            TransportFailure::CannotAbort,
-                        )
-                    }),
-                }
-            }
-            Step::Queue { number, limit, .. } => {
-                self.ticker.replace(None);
-                if owned {
-                    shared.screens.show(ReadState::Queued {
-                        next: number,
-                        of,
-                        limit,
-                    });
-                }
-            }
-            Step::Wait {
-                next,
-                until,
-                reason,
-            } => {
-                if owned {
-                    shared.screens.show_clock(now());
-                    shared.screens.show(ReadState::Waiting {
-                        next,
-                        of,
-                        until,
-                        reason,
-                    });
-                    self.ticker.replace(countdown_tick(
-                        Rc::downgrade(&shared),
-                        Rc::downgrade(&self),
-                        until,
-                    ));
-                }
-            }
-            Step::Stop(report) => {
-                if let Some(controller) = self.fetch.take() {
-                    controller.abort();
-                }
-                self.ticker.replace(None);
-                let data = self.data.take();
-                if owned {
-                    shared.screens.show(match (report.outcome, data) {
-                        (Outcome::Succeeded, Some(data)) => ReadState::Loaded { data, report },
-                        _ => ReadState::Stopped(report),
-                    });
-                }
-            }
-        }
+    fn try_again(&self) {
+        self.driver.try_again();
     }
 
-    fn traced(&self) {
-        if let Some(shared) = self.shared.upgrade() {
-            if shared.owned.get() == self.generation {
-                shared.screens.show_trace();
-            }
-        }
+    fn cancel(&self) {
+        self.driver.cancel();
     }
-}
 
-/// Arms the countdown's next refresh: when the whole seconds shown before `until` next change
-/// (every screen's `clock` signal is written then, and only then). `None` once it shows its
-/// last second.
-fn countdown_tick<T: ReadData>(
-    shared: Weak<Shared<T>>,
-    run: Weak<Run<T>>,
-    until: Duration,
-) -> Option<Timeout> {
-    let step = next_change(until.saturating_sub(now()))?;
-    Some(Timeout::new(timer_ms(step), move || {
-        if let Some(shared) = shared.upgrade() {
-            shared.screens.show_clock(now());
-        }
-        if let Some(run) = run.upgrade() {
-            let next = countdown_tick(shared.clone(), Rc::downgrade(&run), until);
-            run.ticker.replace(next);
-        }
-    }))
-}
+    fn trace(&self) -> Vec<TraceEvent> {
+        self.driver.trace()
+    }
 
-/// Attempt on the wire, and its answer to the page (the ledger first, by the page's rule).
-async fn attempt<T>(shared: Rc<Shared<T>>, run: Rc<Run<T>>, controller: AbortController)
-where
-    T: ReadData,
-{
-    let limit = shared.policy.max_body_bytes();
-    let answer = fetch(&shared.request, limit, &*shared.parse, &controller).await;
-    let read = run.read;
-    match answer {
-        // Our own abort (leave, cancel or cap): nothing arrived, nothing to record.
-        Answer::Failed if controller.signal().aborted() => {}
-        Answer::Failed => client::input(Some(read), |client, now| {
-            client.handle_transport_failure(now, read, TransportFailure::Network)
-        }),
-        // Also where our own abort cut a body short: the action has stopped, so the core
-        // records the answer as dropped.
-        Answer::Response(response, body) => {
-            let body = body.map(|data| {
-                run.data.replace(data);
-            });
-            let wall_clock = wall_clock();
-            client::input(Some(read), |client, now| {
-                client.handle_response(now, read, &response, Some(wall_clock), body)
-            });
-        }
+    /// `children` themselves: there is no server to wait for.
+    fn suspend<V: IntoView + 'static>(
+        self,
+        children: impl Fn() -> V + Send + Sync + 'static,
+    ) -> impl IntoView {
+        children()
     }
 }

@@ -27,6 +27,12 @@
 //! - The action starts in an effect, so once the component is mounted (`csr`) or hydrated
 //!   (`hydrate`).
 //!
+//! Each rendering mode is one file, a `Read` the build compiles one of (`mode` says what each
+//! does): `browser` (CSR), `hydrating` (the page goes on from the server's render), `server`
+//! (`ssr`: the render reads) and `inert` (off the browser, without `ssr`). The public items are
+//! the same in every mode, and so are the bounds on a read's data and parser ([`ReadData`],
+//! [`Parse`]): the features add code, never change a type.
+//!
 //! Off the browser (server-side rendering, native tests) the same items exist and nothing is
 //! driven: a read shows its initial state, makes no request and reads no clock ([`now`] is
 //! zero, [`scope_state`] knows nothing). On a server built with `ssr` whose renders are given
@@ -45,55 +51,52 @@ use retry_budget::body::parse_json;
 use retry_budget::request::ReadRequest;
 use retry_budget::{RetryPolicy, TraceEvent};
 
-// In the browser, one file a job: a read's lifecycle and steps (`browser`), the page's one
-// `Client` and timer (`client`), the other tabs (`tabs`), identical reads shared (`coalesce`),
-// the screens of a read (`screens`), one attempt on the wire (`fetch`), origins (`origin`)
-// and clocks (`time`).
-#[cfg(target_arch = "wasm32")]
-mod browser;
-#[cfg(target_arch = "wasm32")]
-mod client;
-#[cfg(target_arch = "wasm32")]
-mod coalesce;
-#[cfg(target_arch = "wasm32")]
-mod fetch;
-#[cfg(target_arch = "wasm32")]
-mod origin;
-#[cfg(target_arch = "wasm32")]
-mod screens;
-#[cfg(target_arch = "wasm32")]
-mod tabs;
-#[cfg(target_arch = "wasm32")]
-mod time;
-#[cfg(target_arch = "wasm32")]
-use browser::Driver;
-#[cfg(target_arch = "wasm32")]
-pub use client::{provide_scope_policy, scope_state};
-#[cfg(target_arch = "wasm32")]
-pub use time::now;
-
-// What the server's render knew of a read, carried to the browser (`ssr`, `hydrate`), and the
-// reads a server makes while it renders (`ssr`).
-mod from_server;
-#[cfg(feature = "ssr")]
-mod render;
-use from_server::FromServer;
-#[cfg(feature = "ssr")]
-pub use render::{provide_server_reads, ServerReads};
-
-#[cfg(not(target_arch = "wasm32"))]
-mod server;
-#[cfg(not(target_arch = "wasm32"))]
-use server::Driver;
-#[cfg(not(target_arch = "wasm32"))]
-pub use server::{now, provide_scope_policy, scope_state};
-
 // What a read is and shows, named by every part of the runtime.
 mod state;
 pub(crate) use state::View;
-pub use state::{
-    Misconfigured, Parse, ReadData, ReadState, ServerRefusal, StateSignal, StateStorage,
-};
+pub use state::{Misconfigured, Parse, ReadData, ReadState, ServerRefusal};
+
+// Which reads are the same read, so that screens may share one: the page's rule, compiled on
+// every target so that it is tested natively.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+mod coalesce;
+
+// The page a browser build drives its reads in, and what a build off the browser has instead.
+#[cfg(not(target_arch = "wasm32"))]
+mod no_page;
+#[cfg(target_arch = "wasm32")]
+mod page;
+
+// What a server's render knew of a read, as the HTML carries it to the browser.
+#[cfg(any(feature = "ssr", feature = "hydrate"))]
+mod part;
+
+// What every rendering mode does with a read.
+mod mode;
+use mode::Mode;
+
+// One rendering mode a build, one file each.
+#[cfg(all(target_arch = "wasm32", not(feature = "hydrate")))]
+mod browser;
+#[cfg(all(target_arch = "wasm32", not(feature = "hydrate")))]
+use browser as this_mode;
+#[cfg(all(target_arch = "wasm32", feature = "hydrate"))]
+mod hydrating;
+#[cfg(all(target_arch = "wasm32", feature = "hydrate"))]
+use hydrating as this_mode;
+#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
+mod server;
+#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
+use server as this_mode;
+#[cfg(all(not(target_arch = "wasm32"), not(feature = "ssr")))]
+mod inert;
+#[cfg(all(not(target_arch = "wasm32"), not(feature = "ssr")))]
+use inert as this_mode;
+
+#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
+pub use server::{provide_server_reads, ServerReads};
+use this_mode::Read;
+pub use this_mode::{now, provide_scope_policy, scope_state, StateSignal};
 
 /// The name of the `BroadcastChannel` a page's tabs share their scopes' blocks on.
 pub const CHANNEL: &str = "palette-list:scope-ledger:1";
@@ -107,8 +110,7 @@ pub struct BudgetedRead<T: ReadData> {
     pub traced: ReadSignal<u64>,
     /// The runtime's monotonic clock, refreshed while waiting, for countdowns.
     pub clock: ReadSignal<Duration>,
-    driver: Driver<T>,
-    from_server: FromServer<T>,
+    read: Read<T>,
 }
 
 impl<T: ReadData> Clone for BudgetedRead<T> {
@@ -122,23 +124,23 @@ impl<T: ReadData> Copy for BudgetedRead<T> {}
 impl<T: ReadData> BudgetedRead<T> {
     /// Starts a new action with a fresh budget (Try again). Leaves the current one first.
     pub fn try_again(&self) {
-        self.driver.try_again();
+        self.read.try_again();
     }
 
     /// Stops the current action as `user_left` (Cancel): aborts its fetch, clears its timer.
     pub fn cancel(&self) {
-        self.driver.cancel();
+        self.read.cancel();
     }
 }
 
 impl<T: ReadData> BudgetedRead<T> {
     /// `children`, once what the server knew of this read is known:
     /// [`ReadSuspense`](crate::ReadSuspense) as a call. In the browser it is `children` itself.
-    pub fn suspend<V>(&self, children: impl Fn() -> V + Send + Sync + 'static) -> impl IntoView
+    pub fn suspend<V>(self, children: impl Fn() -> V + Send + Sync + 'static) -> impl IntoView
     where
         V: IntoView + 'static,
     {
-        self.from_server.suspend(children)
+        self.read.suspend(children)
     }
 }
 
@@ -148,12 +150,12 @@ impl<T: ReadData> BudgetedRead<T> {
     /// off the browser.
     pub fn trace(&self) -> Vec<TraceEvent> {
         self.traced.track();
-        self.driver.trace()
+        self.read.trace()
     }
 
     /// [`trace`](Self::trace), without tracking.
     pub fn trace_untracked(&self) -> Vec<TraceEvent> {
-        self.driver.trace()
+        self.read.trace()
     }
 }
 
@@ -192,65 +194,19 @@ where
     R: Parse<T>,
 {
     let request = request.into();
-    let of = policy.max_attempts();
     let view = View {
-        state: RwSignal::new_with_storage(ReadState::Loading { attempt: 1, of }),
+        state: RwSignal::new(ReadState::Loading {
+            attempt: 1,
+            of: policy.max_attempts(),
+        }),
         traced: RwSignal::new(0),
         clock: RwSignal::new(Duration::ZERO),
     };
-    let (from_server, parse) = from_server(request, &policy, parse);
-    // Hydrating, the screen shows at once what the server's HTML shows.
-    let part = from_server.now(&|body: &[u8]| parse(body).ok());
-    if let Some(state) = part.as_ref().and_then(|p| p.state(of, now())) {
-        view.state.set(state);
-        view.clock.set(now());
-    }
+    let read = Read::attach(request, policy, parse, view);
     BudgetedRead {
-        state: from_server.state(view.state),
+        state: read.state(),
         traced: view.traced.read_only(),
         clock: view.clock.read_only(),
-        driver: Driver::attach(request, policy, parse, view, part, from_server),
-        from_server,
+        read,
     }
-}
-
-/// The server's part of the read: on a server that reads while it renders, the read of
-/// `request` in this render, as far as the render may hold it; in the browser, what the
-/// server's HTML says of it. `parse` comes back for the browser.
-#[cfg(feature = "ssr")]
-fn from_server<T: ReadData, R: Parse<T>>(
-    request: Signal<ReadRequest>,
-    policy: &RetryPolicy,
-    parse: R,
-) -> (FromServer<T>, std::sync::Arc<R>) {
-    let parse = std::sync::Arc::new(parse);
-    let read = render::read_in_render(request.get_untracked(), policy.clone(), parse.clone());
-    let read_back = parse.clone();
-    let read_back = move |body: &[u8]| read_back(body).ok();
-    let from_server = FromServer::new(read, read_back, policy.max_attempts());
-    (from_server, parse)
-}
-
-/// The server's part of the read: on a server that reads while it renders, the read of
-/// `request` in this render, as far as the render may hold it; in the browser, what the
-/// server's HTML says of it. `parse` comes back for the browser.
-#[cfg(all(feature = "hydrate", not(feature = "ssr")))]
-fn from_server<T: ReadData, R: Parse<T>>(
-    _request: Signal<ReadRequest>,
-    _policy: &RetryPolicy,
-    parse: R,
-) -> (FromServer<T>, R) {
-    (FromServer::new(), parse)
-}
-
-/// The server's part of the read: on a server that reads while it renders, the read of
-/// `request` in this render, as far as the render may hold it; in the browser, what the
-/// server's HTML says of it. `parse` comes back for the browser.
-#[cfg(not(any(feature = "ssr", feature = "hydrate")))]
-fn from_server<T: ReadData, R: Parse<T>>(
-    _request: Signal<ReadRequest>,
-    _policy: &RetryPolicy,
-    parse: R,
-) -> (FromServer<T>, R) {
-    (FromServer::none(), parse)
 }

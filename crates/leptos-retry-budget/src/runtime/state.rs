@@ -74,7 +74,7 @@ pub enum Misconfigured {
 }
 
 /// Why a read could not go on from what the server's render knew of it (see
-/// [`hand_over_error`](Self::hand_over_error)). A CSR app never has one: in a browser build without
+/// [`hand_over_error`](Self::hand_over_error)). A CSR app never has one: without `ssr` or
 /// `hydrate` this type has no values, so none of its words are compiled into the app.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerRefusal(refusal::Refusal);
@@ -93,9 +93,9 @@ impl std::fmt::Display for ServerRefusal {
     }
 }
 
-/// The refusals where a page may meet them: on a server, in a hydrating browser, and natively
-/// (the tests, a server's own code).
-#[cfg(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32")))]
+/// The refusals where a page may meet them: on a server that reads while it renders, and in a
+/// hydrating browser.
+#[cfg(any(feature = "ssr", feature = "hydrate"))]
 mod refusal {
     use retry_budget::wire::HandOverError;
 
@@ -145,8 +145,9 @@ mod refusal {
     }
 }
 
-/// In a CSR browser build (no `hydrate`), no refusal of the server's has a value.
-#[cfg(not(any(feature = "ssr", feature = "hydrate", not(target_arch = "wasm32"))))]
+/// Where no server's read crosses to the page (a CSR app, a render that does not read), no
+/// refusal of the server's has a value.
+#[cfg(not(any(feature = "ssr", feature = "hydrate")))]
 mod refusal {
     use retry_budget::wire::HandOverError;
 
@@ -166,69 +167,30 @@ mod refusal {
     }
 }
 
-/// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
-/// the server also `Send + Sync`, since a server may render on any of its threads, and where
-/// the server reads while it renders (`ssr`) also `Serialize`, as the server writes it into
-/// the HTML (the browser reads it back with the read's own parser). In the browser nothing
-/// more: data that holds an `Rc` is fine.
-#[cfg(target_arch = "wasm32")]
-pub trait ReadData: Clone + 'static {}
-#[cfg(target_arch = "wasm32")]
-impl<T: Clone + 'static> ReadData for T {}
-
-/// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
-/// the server also `Send + Sync`, since a server may render on any of its threads, and where
-/// the server reads while it renders (`ssr`) also `Serialize`, as the server writes it into
-/// the HTML (the browser reads it back with the read's own parser). In the browser nothing
-/// more: data that holds an `Rc` is fine.
-#[cfg(all(not(target_arch = "wasm32"), not(feature = "ssr")))]
-pub trait ReadData: Clone + Send + Sync + 'static {}
-#[cfg(all(not(target_arch = "wasm32"), not(feature = "ssr")))]
-impl<T: Clone + Send + Sync + 'static> ReadData for T {}
-
-/// What a read's data must be: `Clone`, as every screen of a shared read gets its own copy; on
-/// the server also `Send + Sync`, since a server may render on any of its threads, and where
-/// the server reads while it renders (`ssr`) also `Serialize`, as the server writes it into
-/// the HTML (the browser reads it back with the read's own parser). In the browser nothing
-/// more: data that holds an `Rc` is fine.
-#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
+/// What a read's data must be, in every rendering mode alike (as a Leptos `Resource`'s): `Clone`,
+/// as every screen of a shared read gets its own copy; `Send + Sync`, since a server may render
+/// on any of its threads; and `Serialize`, as a server that reads while it renders writes it
+/// into the HTML (the browser reads it back with the read's own parser). So an app that turns
+/// `ssr` on later changes none of its types.
+///
+/// ```
+/// fn is_read_data<T: leptos_retry_budget::ReadData>() {}
+/// is_read_data::<Vec<String>>();
+/// ```
+///
+/// Data only one thread may hold is refused in every build, not only once `ssr` is on:
+///
+/// ```compile_fail
+/// fn is_read_data<T: leptos_retry_budget::ReadData>() {}
+/// is_read_data::<std::rc::Rc<String>>();
+/// ```
 pub trait ReadData: Clone + Send + Sync + serde::Serialize + 'static {}
-#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
 impl<T: Clone + Send + Sync + serde::Serialize + 'static> ReadData for T {}
 
-/// How a 2xx body becomes a read's data: any closure; on a server that reads while it
-/// renders (`ssr`), one that is `Send + Sync`, as the read runs on the server's threads.
-#[cfg(not(feature = "ssr"))]
-pub trait Parse<T>: Fn(&[u8]) -> Result<T, BodyProblem> + 'static {}
-#[cfg(not(feature = "ssr"))]
-impl<T, R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static> Parse<T> for R {}
-
-/// How a 2xx body becomes a read's data: any closure; on a server that reads while it
-/// renders (`ssr`), one that is `Send + Sync`, as the read runs on the server's threads.
-#[cfg(feature = "ssr")]
+/// How a 2xx body becomes a read's data: any closure that is `Send + Sync`, in every rendering
+/// mode alike, as a server's read runs on the server's threads.
 pub trait Parse<T>: Fn(&[u8]) -> Result<T, BodyProblem> + Send + Sync + 'static {}
-#[cfg(feature = "ssr")]
 impl<T, R: Fn(&[u8]) -> Result<T, BodyProblem> + Send + Sync + 'static> Parse<T> for R {}
-
-/// What a read's state is read through: the browser's own signal, which the runtime writes;
-/// on a server, a signal derived from what the read in the render came to, never written (a
-/// server renders one page's views from several tasks at once).
-#[cfg(target_arch = "wasm32")]
-pub type StateSignal<T> = ReadSignal<ReadState<T>, LocalStorage>;
-/// What a read's state is read through: the browser's own signal, which the runtime writes;
-/// on a server, a signal derived from what the read in the render came to, never written (a
-/// server renders one page's views from several tasks at once).
-#[cfg(not(target_arch = "wasm32"))]
-pub type StateSignal<T> = Signal<ReadState<T>>;
-
-/// Where a read's state signal keeps its value: on the page's one thread in the browser, so the
-/// data need not be `Send`; shared between threads on the server.
-#[cfg(target_arch = "wasm32")]
-pub type StateStorage = LocalStorage;
-/// Where a read's state signal keeps its value: on the page's one thread in the browser, so the
-/// data need not be `Send`; shared between threads on the server.
-#[cfg(not(target_arch = "wasm32"))]
-pub type StateStorage = SyncStorage;
 
 impl<T> ReadState<T> {
     /// Whether an action is still running (loading, waiting or queued), so it can be cancelled.
@@ -242,7 +204,7 @@ impl<T> ReadState<T> {
 
 /// What the runtime writes to; every write is `try_`, as the owner may be gone.
 pub(crate) struct View<T: 'static> {
-    pub(crate) state: RwSignal<ReadState<T>, StateStorage>,
+    pub(crate) state: RwSignal<ReadState<T>>,
     pub(crate) traced: RwSignal<u64>,
     pub(crate) clock: RwSignal<Duration>,
 }

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use leptos::prelude::{Set, Update};
 
-use super::state::{ReadData, ReadState, View};
 use super::time::now;
+use crate::runtime::state::{ReadData, ReadState, View};
 
 thread_local! {
     /// The last screen id handed out on the page.

@@ -16,7 +16,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{BroadcastChannel, Event, MessageEvent, PageTransitionEvent, VisibilityState};
 
-use super::CHANNEL;
+use crate::runtime::CHANNEL;
 use retry_budget::scope::ScopeBlock;
 use retry_budget::wire::{Tab, TabMessage};
 

@@ -15,9 +15,7 @@ use super::time::{now, timer_ms};
 use retry_budget::policy::PolicyError;
 use retry_budget::scope::{ScopePolicyError, ScopeState};
 use retry_budget::wire::TabMessage;
-use retry_budget::{
-    Client, ClientEvent, HandOver, ReadAction, ReadId, RetryPolicy, ScopePolicy, Step,
-};
+use retry_budget::{Client, ClientEvent, ReadAction, ReadId, RetryPolicy, ScopePolicy, Step};
 
 /// A read running in the page, which carries out the steps the page decides for it: its fetch,
 /// its screens.
@@ -66,22 +64,8 @@ pub(super) fn start<C: RunningRead + 'static>(
     })
 }
 
-/// A read the server's render handed over goes on now on `scope` under `policy`
-/// ([`Client::handle_resume`]), its deadline counted from the page's time origin (zero on
-/// `performance.now()`), which came before the server started the read.
-pub(super) fn resume<C: RunningRead + 'static>(
-    scope: &str,
-    policy: RetryPolicy,
-    hand_over: &HandOver,
-    running: impl FnOnce(ReadId) -> Rc<C>,
-) -> Result<Rc<C>, PolicyError> {
-    begin(running, |client, now| {
-        client.handle_resume(now, Duration::ZERO, scope, policy, hand_over)
-    })
-}
-
 /// A read `open`s on the page now; `running` makes the running read that carries out its steps from the first.
-fn begin<C: RunningRead + 'static>(
+pub(super) fn begin<C: RunningRead + 'static>(
     running: impl FnOnce(ReadId) -> Rc<C>,
     open: impl FnOnce(&mut Client, Duration) -> Result<ReadId, PolicyError>,
 ) -> Result<Rc<C>, PolicyError> {

@@ -1,0 +1,124 @@
+//! A page that hydrates a server's render: a read the server read is taken up from the text the
+//! server wrote into the HTML for it (the data or the stop with no request; the wait handed
+//! over, gone on with as the same action); a read the server did not read, or a screen mounted
+//! after hydration, reads as a CSR page does.
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+
+use super::mode::Mode;
+use super::page::{Driver, TakenUp};
+use super::part::{server_trace, ServerPart};
+use super::state::{Parse, ReadData, ReadState, View};
+use retry_budget::{ReadRequest, RetryPolicy, TraceEvent};
+
+pub use super::page::{now, provide_scope_policy, scope_state};
+
+/// What a read's state is read through: the page's own signal, which the runtime writes (set
+/// first to what the server's HTML shows).
+pub type StateSignal<T> = ReadSignal<ReadState<T>>;
+
+/// A read in a hydrating page.
+pub(crate) struct Read<T: ReadData> {
+    driver: Driver<T>,
+    state: StateSignal<T>,
+}
+
+impl<T: ReadData> Clone for Read<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: ReadData> Copy for Read<T> {}
+
+impl<T: ReadData> Mode<T> for Read<T> {
+    /// Finds the text the server wrote for this read, by the same id order as the server's
+    /// (none for a screen mounted after hydration, which reads for itself), shows at once what
+    /// the server's HTML shows, and takes the read up from there.
+    fn attach<R: Parse<T>>(
+        request: Signal<ReadRequest>,
+        policy: RetryPolicy,
+        parse: R,
+        view: View<T>,
+    ) -> Self {
+        let state = view.state.read_only();
+        let Some(text) = written_by_server() else {
+            let driver = Driver::attach(request, policy, parse, view);
+            return Read { driver, state };
+        };
+        let part = ServerPart::read(&text, |body: &[u8]| parse(body).ok());
+        if let Some(shown) = part.state(policy.max_attempts(), now()) {
+            view.state.set(shown);
+            view.clock.set(now());
+        }
+        let hand_over = match part {
+            ServerPart::NotRead => {
+                let driver = Driver::attach(request, policy, parse, view);
+                return Read { driver, state };
+            }
+            ServerPart::HandedOver(hand_over) => Some(hand_over),
+            _ => None,
+        };
+        let text: Rc<str> = text.into();
+        let taken = TakenUp {
+            hand_over,
+            trace: Rc::new(move || server_trace(&text)),
+        };
+        let driver = Driver::take_up(request, policy, parse, view, taken);
+        Read { driver, state }
+    }
+
+    fn state(&self) -> StateSignal<T> {
+        self.state
+    }
+
+    fn try_again(&self) {
+        self.driver.try_again();
+    }
+
+    fn cancel(&self) {
+        self.driver.cancel();
+    }
+
+    fn trace(&self) -> Vec<TraceEvent> {
+        self.driver.trace()
+    }
+
+    /// `children` as they are, hydrating what the server's `<Suspense>` wrote: the part is
+    /// in the HTML before anything waits, so the boundary has nothing to wait for in the
+    /// browser. Once its read has come to something, the server's out-of-order chunk puts
+    /// the children's own HTML where the fallback was, and takes the boundary's markers
+    /// away; in order, the children's HTML is all the boundary writes. So the browser
+    /// compiles no `<Suspense>` (5 KB gzipped) and no erased views, and hydrates the
+    /// children where they are.
+    ///
+    /// The one thing the browser keeps of the boundary is its id: leptos's `<Suspense>`
+    /// takes the shared context's next id as it is made, on the server as in the browser,
+    /// and every read's part after it is found by the ids that follow. The id is taken
+    /// here, where the server's boundary takes it (`part::tests::a_suspense_takes_one_id`
+    /// holds leptos to one).
+    fn suspend<V: IntoView + 'static>(
+        self,
+        children: impl Fn() -> V + Send + Sync + 'static,
+    ) -> impl IntoView {
+        if let Some(context) = Owner::current_shared_context() {
+            let _boundary = context.next_id();
+        }
+        children()
+    }
+}
+
+/// The text the server wrote for the read being set up, taking its id; none where the page
+/// was not rendered by a server, or for a screen mounted after hydration. Hydrating, a read
+/// the server wrote nothing for is an empty text, which cannot be read: the screen says so.
+fn written_by_server() -> Option<String> {
+    let context = Owner::current_shared_context()?;
+    let id = context.next_id();
+    match context.read_data(&id) {
+        Some(text) => Some(text),
+        None if context.during_hydration() => Some(String::new()),
+        None => None,
+    }
+}

@@ -1,0 +1,21 @@
+//! The page (wasm32): the budget core driven with the browser's clocks, fetches and timers, for
+//! the two modes that run in it (`browser`, `hydrating`). One file a job: a read's lifecycle and
+//! steps (`read`), a read the server began taken up (`take_up`, `hydrate` only), the page's one `Client` and timer (`client`), the other tabs (`tabs`), the
+//! screens of a read (`screens`), one attempt on the wire (`fetch`), origins (`origin`) and
+//! clocks (`time`). The rules are the core's; which reads are the same read is `coalesce`'s.
+
+mod client;
+mod fetch;
+mod origin;
+mod read;
+mod screens;
+mod tabs;
+#[cfg(feature = "hydrate")]
+mod take_up;
+mod time;
+
+pub use client::{provide_scope_policy, scope_state};
+pub(crate) use read::Driver;
+#[cfg(feature = "hydrate")]
+pub(crate) use take_up::TakenUp;
+pub use time::now;
