@@ -166,6 +166,8 @@ stage_core() {
   install_redis
   say "cargo test (natively; the shared ledger's tests start redis-server processes of their own)"
   cargo test --workspace --locked --exclude palette-list-fleet
+  say "the Leptos crate with ssr: what a render writes for the browser, read back as the browser reads it"
+  cargo test --locked -p leptos-retry-budget --features ssr
   say "the fleet's tests in a release build (twelve sections; the setting for a shared quota on seeds 1 to 8)"
   cargo test --locked --release -p palette-list-fleet
   if compgen -G "../shared/fixtures/*.json" >/dev/null; then

@@ -261,3 +261,129 @@ async fn arrived(text: &mut watch::Receiver<Option<String>>) -> String {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    use retry_budget::action::WaitReason;
+    use retry_budget::report::{LastResponse, Overrun};
+    use retry_budget::request::RequestError;
+    use retry_budget::{Event, HandOver, Outcome, StopReport, TraceEvent};
+    use retry_budget_tokio::{Loaded, ReadError, Served};
+
+    use super::text;
+    use crate::runtime::part::{server_trace, ServerPart};
+
+    /// A part as the browser reads it back, the data with serde's JSON.
+    fn read_back<T: serde::de::DeserializeOwned>(text: &str) -> ServerPart<T> {
+        ServerPart::read(text, |body: &[u8]| serde_json::from_slice(body).ok())
+    }
+
+    fn report(outcome: Outcome) -> StopReport {
+        StopReport {
+            outcome,
+            at: Duration::from_millis(1_250),
+            attempts: 2,
+            max_attempts: 3,
+            last_response: Some(LastResponse {
+                status: 429,
+                retry_after: Some("1".into()),
+                note: None,
+            }),
+            request_time: Duration::from_millis(250),
+            waited_time: Duration::from_secs(1),
+        }
+    }
+
+    fn trace() -> Vec<TraceEvent> {
+        vec![
+            TraceEvent {
+                at: Duration::ZERO,
+                event: Event::AttemptStarted { attempt: 1 },
+            },
+            TraceEvent {
+                at: Duration::from_millis(1_250),
+                event: Event::AttemptStarted { attempt: 2 },
+            },
+        ]
+    }
+
+    /// What the server writes for each way a read can end in the render, the browser reads
+    /// back as the same thing, its trace with it: the writer and the reader of the part are
+    /// held to each other, not each to a text written by hand.
+    #[test]
+    fn what_the_render_writes_the_browser_reads_back_as_it_was() {
+        let loaded = report(Outcome::Succeeded);
+        let written = text(Ok(Served::Loaded(Loaded {
+            data: vec!["coast".to_owned(), "dusk".to_owned()],
+            report: loaded.clone(),
+            trace: trace(),
+        })));
+        assert_eq!(
+            read_back::<Vec<String>>(&written),
+            ServerPart::Loaded {
+                data: vec!["coast".to_owned(), "dusk".to_owned()],
+                report: loaded,
+            }
+        );
+        assert_eq!(server_trace(&written), trace());
+
+        let stopped = report(Outcome::BudgetExhausted(Overrun::ServerDelay(
+            Duration::from_secs(30),
+        )));
+        let written = text::<Vec<String>>(Err(ReadError::Stopped {
+            report: stopped.clone(),
+            trace: trace(),
+        }));
+        assert_eq!(
+            read_back::<Vec<String>>(&written),
+            ServerPart::Stopped(stopped)
+        );
+        assert_eq!(server_trace(&written), trace());
+
+        let hand_over = HandOver {
+            attempts: 1,
+            wait: Duration::from_millis(2_600),
+            reason: WaitReason::ServerDelay(Duration::from_secs(3)),
+            last_response: Some(LastResponse {
+                status: 429,
+                retry_after: Some("3".into()),
+                note: None,
+            }),
+        };
+        let written = text::<Vec<String>>(Ok(Served::HandedOver {
+            hand_over: hand_over.clone(),
+            trace: trace(),
+        }));
+        assert_eq!(
+            read_back::<Vec<String>>(&written),
+            ServerPart::HandedOver(hand_over)
+        );
+        assert_eq!(server_trace(&written), trace());
+    }
+
+    /// Where the server sent nothing, the browser reads; where it refused to send, the page is
+    /// told no more than that; data JSON cannot hold is not handed over half-written.
+    #[test]
+    fn what_the_render_did_not_read_the_browser_reads_itself() {
+        let not_sent = text::<Vec<String>>(Ok(Served::NotSent));
+        assert_eq!(read_back::<Vec<String>>(&not_sent), ServerPart::NotRead);
+        let refused = text::<Vec<String>>(Err(ReadError::Request(RequestError::Forbidden(
+            "Cookie".into(),
+        ))));
+        assert_eq!(
+            read_back::<Vec<String>>(&refused),
+            ServerPart::RefusedOnServer
+        );
+        assert!(server_trace(&refused).is_empty());
+        // A map keyed by pairs has no JSON: the browser reads for itself.
+        let unwritable = BTreeMap::from([((1u8, 2u8), 3u8)]);
+        let written = text(Ok(Served::Loaded(Loaded {
+            data: unwritable,
+            report: report(Outcome::Succeeded),
+            trace: trace(),
+        })));
+        assert_eq!(read_back::<Vec<String>>(&written), ServerPart::NotRead);
+    }
+}
