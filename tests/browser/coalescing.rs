@@ -1,4 +1,5 @@
-//! Identical reads share one action; reads that differ are two.
+//! Identical reads share one action, live on a page (what makes two reads the same read is
+//! tested natively, beside `ReadKey`).
 
 use crate::support::*;
 
@@ -16,26 +17,6 @@ fn screens_on(url: &str, policy: &RetryPolicy, n: usize) -> Vec<(web_sys::HtmlEl
             (root, handle)
         })
         .collect()
-}
-
-/// Mounts a read of `url` that sends `Authorization: key` on `scope`, showing how many palettes
-/// came.
-fn keyed_screen(url: &str, key: &str, scope: &str) -> (web_sys::HtmlElement, impl Drop) {
-    let root = fresh_element();
-    let request = ReadRequest::get(url).with_header("Authorization", key);
-    let policy = RetryPolicy::new().with_scope(scope.to_owned());
-    let handle = mount_to(root.clone(), move || {
-        let read = use_budgeted_read(request, policy, PaletteCollection::from_json);
-        view! {
-            <palette_list::ReadStatus
-                read
-                loaded=|c: PaletteCollection, _| {
-                    view! { <p data-testid="count">{c.palettes.len()}</p> }
-                }
-            />
-        }
-    });
-    (root, handle)
 }
 
 #[wasm_bindgen_test]
@@ -142,23 +123,4 @@ async fn try_again_from_one_screen_reads_again_for_all_and_coalescing_can_be_off
         .await;
     }
     assert_eq!(limit_saw(&base).await.len(), 7);
-}
-
-#[wasm_bindgen_test]
-async fn reads_that_differ_only_in_a_header_are_two_reads() {
-    let base = post_limit("quota=10&window_s=60&answer_ms=300").await;
-    let url = palettes_url(&base, "coast");
-    // Mounted together, while the first is in flight: the same key joins, another does not.
-    let screens = [
-        keyed_screen(&url, "Bearer a", &base),
-        keyed_screen(&url, "Bearer a", &base),
-        keyed_screen(&url, "Bearer b", &base),
-    ];
-    for (root, _) in &screens {
-        wait_for(Duration::from_secs(3), "the palettes", || {
-            text(root, "count")
-        })
-        .await;
-    }
-    assert_eq!(limit_saw(&base).await.len(), 2, "one request per key");
 }
