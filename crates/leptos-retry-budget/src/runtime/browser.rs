@@ -35,7 +35,7 @@ impl<T: ReadData> Mode<T> for Read<T> {
         view: View<T>,
     ) -> Self {
         Read {
-            driver: Driver::attach(request, policy, parse, view),
+            driver: Driver::attach(request, policy, parse, view, None),
             state: view.state.read_only(),
         }
     }
@@ -52,8 +52,9 @@ impl<T: ReadData> Mode<T> for Read<T> {
         self.driver.cancel();
     }
 
+    /// The page's own: no server began a read here.
     fn trace(&self) -> Vec<TraceEvent> {
-        self.driver.trace()
+        self.driver.trace(|_| Vec::new())
     }
 
     /// `children` themselves: there is no server to wait for.

@@ -3,8 +3,6 @@
 //! over, gone on with as the same action); a read the server did not read, or a screen mounted
 //! after hydration, reads as a CSR page does.
 
-use std::rc::Rc;
-
 use leptos::prelude::*;
 
 use super::mode::Mode;
@@ -43,31 +41,12 @@ impl<T: ReadData> Mode<T> for Read<T> {
         parse: R,
         view: View<T>,
     ) -> Self {
-        let state = view.state.read_only();
-        let Some(text) = written_by_server() else {
-            let driver = Driver::attach(request, policy, parse, view);
-            return Read { driver, state };
-        };
-        let part = ServerPart::read(&text, |body: &[u8]| parse(body).ok());
-        if let Some(shown) = part.state(policy.max_attempts(), now()) {
-            view.state.set(shown);
-            view.clock.set(now());
+        let of = policy.max_attempts();
+        let taken = written_by_server().and_then(|text| taken_up(text, of, &parse, view));
+        Read {
+            driver: Driver::take_up(request, policy, parse, view, taken),
+            state: view.state.read_only(),
         }
-        let hand_over = match part {
-            ServerPart::NotRead => {
-                let driver = Driver::attach(request, policy, parse, view);
-                return Read { driver, state };
-            }
-            ServerPart::HandedOver(hand_over) => Some(hand_over),
-            _ => None,
-        };
-        let text: Rc<str> = text.into();
-        let taken = TakenUp {
-            hand_over,
-            trace: Rc::new(move || server_trace(&text)),
-        };
-        let driver = Driver::take_up(request, policy, parse, view, taken);
-        Read { driver, state }
     }
 
     fn state(&self) -> StateSignal<T> {
@@ -83,7 +62,7 @@ impl<T: ReadData> Mode<T> for Read<T> {
     }
 
     fn trace(&self) -> Vec<TraceEvent> {
-        self.driver.trace()
+        self.driver.trace(server_trace)
     }
 
     /// `children` as they are, hydrating what the server's `<Suspense>` wrote: the part is
@@ -121,4 +100,29 @@ fn written_by_server() -> Option<String> {
         None if context.during_hydration() => Some(String::new()),
         None => None,
     }
+}
+
+/// Shows at once what the server's `text` says of the read (a read of `of` attempts), and
+/// gives what the page takes up from it; `None` where the server did not read, and the page
+/// reads for itself.
+fn taken_up<T: ReadData>(
+    text: String,
+    of: u32,
+    parse: &impl Parse<T>,
+    view: View<T>,
+) -> Option<TakenUp> {
+    let part = ServerPart::read(&text, |body: &[u8]| parse(body).ok());
+    if let Some(shown) = part.state(of, now()) {
+        view.state.set(shown);
+        view.clock.set(now());
+    }
+    let hand_over = match part {
+        ServerPart::NotRead => return None,
+        ServerPart::HandedOver(hand_over) => Some(hand_over),
+        _ => None,
+    };
+    Some(TakenUp {
+        hand_over,
+        text: text.into(),
+    })
 }

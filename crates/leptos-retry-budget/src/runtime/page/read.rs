@@ -32,12 +32,21 @@ pub(crate) struct Driver<T: ReadData> {
     screen: StoredValue<Rc<Screen<T>>, LocalStorage>,
 }
 
-/// The server's trace of a read it began, read when asked.
-pub(super) type ServerTrace = Rc<dyn Fn() -> Vec<TraceEvent>>;
+/// The text the server's render wrote for a read it began, its trace read from it only when a
+/// screen asks (by the mode that knows the text, so an app that shows no trace compiles no
+/// reader of it).
+pub(super) type ServerText = Rc<str>;
 
 /// What a read's first action does instead of starting: take up what the server knew. Made
 /// only where a page takes a server's read up, so a CSR app compiles none of it.
 pub(super) type FirstAction<T> = Box<dyn FnOnce(&Rc<Shared<T>>, u64)>;
+
+/// A read the server's render read: what its first action does instead of starting, and the
+/// text the server wrote. Only [`take_up`](Driver::take_up) makes one.
+pub(crate) struct ServerFirst<T: 'static> {
+    pub(super) action: FirstAction<T>,
+    pub(super) text: ServerText,
+}
 
 impl<T: ReadData> Clone for Driver<T> {
     fn clone(&self) -> Self {
@@ -57,26 +66,16 @@ where
     /// hydration). When `request` changes, the screen moves to the read of the new value;
     /// when the component is cleaned up, it leaves. The last screen to leave a read, or to
     /// move on from it, stops its action.
+    ///
+    /// Where the server's render read it, `first` is what the first action does instead of
+    /// starting, with the text the server wrote ([`take_up`](Self::take_up) makes it); a CSR
+    /// page gives `None`, and compiles none of it.
     pub(crate) fn attach<R>(
         request: Signal<ReadRequest>,
         policy: RetryPolicy,
         parse: R,
         view: View<T>,
-    ) -> Self
-    where
-        R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static,
-    {
-        Self::attach_with(request, policy, parse, view, None)
-    }
-
-    /// [`attach`](Self::attach), the first action replaced by `first` (with the server's
-    /// trace) where the server's render read it.
-    pub(super) fn attach_with<R>(
-        request: Signal<ReadRequest>,
-        policy: RetryPolicy,
-        parse: R,
-        view: View<T>,
-        first: Option<(FirstAction<T>, ServerTrace)>,
+        first: Option<ServerFirst<T>>,
     ) -> Self
     where
         R: Fn(&[u8]) -> Result<T, BodyProblem> + 'static,
@@ -143,19 +142,23 @@ impl<T: ReadData> Driver<T> {
     }
 
     /// The current action's trace, copied from the page: where the action is the one the
-    /// server's render began, what the server did first, then the page's part from the
-    /// hand-over on (one timeline for one action).
-    pub(crate) fn trace(&self) -> Vec<TraceEvent> {
+    /// server's render began, what the server did first (read from its text by
+    /// `server_trace`), then the page's part from the hand-over on (one timeline for one
+    /// action).
+    pub(crate) fn trace(
+        &self,
+        server_trace: impl FnOnce(&str) -> Vec<TraceEvent>,
+    ) -> Vec<TraceEvent> {
         let Some(shared) = self.current() else {
             return Vec::new();
         };
         let run = shared.run.borrow().clone();
         let own = run.and_then(|run| client::with_read(run.read, |a| a.trace().to_vec()));
-        let server = shared.server_trace.borrow().clone();
+        let server = shared.server_text.borrow().clone();
         let Some(server) = server else {
             return own.unwrap_or_default();
         };
-        let mut trace = server();
+        let mut trace = server_trace(&server);
         // The page's own start of the action is the server's, already there.
         let skip = usize::from(!trace.is_empty());
         trace.extend(own.into_iter().flatten().skip(skip));
@@ -211,7 +214,7 @@ fn read_of<T: 'static>(
     policy: &RetryPolicy,
     parse: &Parser<T>,
     parser: ParserKind,
-    first: Option<(FirstAction<T>, ServerTrace)>,
+    first: Option<ServerFirst<T>>,
 ) -> Rc<Shared<T>> {
     let scope: Rc<str> = match policy.scope() {
         Some(name) => name.into(),
@@ -231,8 +234,8 @@ fn read_of<T: 'static>(
         owned: Cell::new(0),
         run: RefCell::new(None),
         screens: Screens::new(),
-        server_trace: RefCell::new(first.as_ref().map(|(_, trace)| trace.clone())),
-        first: RefCell::new(first.map(|(first, _)| first)),
+        server_text: RefCell::new(first.as_ref().map(|first| first.text.clone())),
+        first: RefCell::new(first.map(|first| first.action)),
     });
     if let Some(key) = key {
         coalesce::add(key, &shared);
@@ -258,7 +261,7 @@ pub(super) struct Shared<T: 'static> {
     first: RefCell<Option<FirstAction<T>>>,
     /// The server's trace, while the current action is the one the server's render began
     /// (its trace comes first).
-    server_trace: RefCell<Option<ServerTrace>>,
+    server_text: RefCell<Option<ServerText>>,
 }
 
 impl<T: 'static> Joinable for Shared<T> {
@@ -311,7 +314,7 @@ where
         first(shared, generation);
         return;
     }
-    shared.server_trace.replace(None);
+    shared.server_text.replace(None);
     if let Err(e) = shared.request.validate() {
         shared.screens.show(ReadState::Refused(e.into()));
         return;

@@ -8,38 +8,41 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use super::client;
-use super::read::{run_of, Driver, FirstAction, ServerTrace, Shared};
+use super::read::{run_of, Driver, ServerFirst, ServerText, Shared};
 use crate::runtime::state::{Parse, ReadData, ReadState, View};
 use retry_budget::{HandOver, ReadRequest, RetryPolicy};
 
 /// What a hydrating page takes up from the server's render of a read: the wait it handed
 /// over, if it handed one over (else its data or its stop, which the screen already shows),
-/// and what the server did, read when asked.
+/// and the text it wrote, which holds what it did.
 pub(crate) struct TakenUp {
     /// The wait the server handed over, which the page goes on with as the same action.
     pub(crate) hand_over: Option<HandOver>,
-    /// The server's trace of the action, read back when a screen asks for it.
-    pub(crate) trace: ServerTrace,
+    /// The text the server wrote, its trace of the action read back when a screen asks.
+    pub(crate) text: ServerText,
 }
 
 impl<T: ReadData> Driver<T> {
-    /// [`attach`](Self::attach), for a read the server's render read: the read is the
-    /// server's and no other screen's, and its first action takes up what the server knew
-    /// (the data or the stop, with no request; or the wait handed over, which it goes on with).
+    /// [`attach`](Self::attach), for a read the server's render may have read (`taken`): the
+    /// read is then the server's and no other screen's, and its first action takes up what
+    /// the server knew (the data or the stop, with no request; or the wait handed over, which
+    /// it goes on with). Where the server did not read, the page reads as a CSR page does.
     pub(crate) fn take_up<R: Parse<T>>(
         request: Signal<ReadRequest>,
         policy: RetryPolicy,
         parse: R,
         view: View<T>,
-        taken: TakenUp,
+        taken: Option<TakenUp>,
     ) -> Self {
-        let TakenUp { hand_over, trace } = taken;
-        let first: FirstAction<T> = Box::new(move |shared, generation| {
-            if let Some(hand_over) = hand_over {
-                resume(shared, &hand_over, generation);
-            }
+        let first = taken.map(|TakenUp { hand_over, text }| ServerFirst {
+            action: Box::new(move |shared: &Rc<Shared<T>>, generation| {
+                if let Some(hand_over) = hand_over {
+                    resume(shared, &hand_over, generation);
+                }
+            }),
+            text,
         });
-        Self::attach_with(request, policy, parse, view, Some((first, trace)))
+        Self::attach(request, policy, parse, view, first)
     }
 }
 
