@@ -242,7 +242,7 @@ mod tests {
     }
 
     /// The browser takes the id leptos's `<Suspense>` takes on the server, in its place
-    /// (`hydrating::FromServer::suspend`): a leptos whose boundary took another number of ids
+    /// (`hydrating`'s `Read::suspend`): a leptos whose boundary took another number of ids
     /// would have every read after the first find another read's part.
     #[test]
     fn a_suspense_takes_one_id() {
