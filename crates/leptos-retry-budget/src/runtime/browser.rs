@@ -28,6 +28,8 @@ impl<T: ReadData> Clone for Read<T> {
 impl<T: ReadData> Copy for Read<T> {}
 
 impl<T: ReadData> Mode<T> for Read<T> {
+    type State = StateSignal<T>;
+
     fn attach<R: Parse<T>>(
         request: Signal<ReadRequest>,
         policy: RetryPolicy,
@@ -40,7 +42,7 @@ impl<T: ReadData> Mode<T> for Read<T> {
         }
     }
 
-    fn state(&self) -> StateSignal<T> {
+    fn state(&self) -> Self::State {
         self.state
     }
 

@@ -32,6 +32,8 @@ impl<T: ReadData> Clone for Read<T> {
 impl<T: ReadData> Copy for Read<T> {}
 
 impl<T: ReadData> Mode<T> for Read<T> {
+    type State = StateSignal<T>;
+
     /// Finds the text the server wrote for this read, by the same id order as the server's
     /// (none for a screen mounted after hydration, which reads for itself), shows at once what
     /// the server's HTML shows, and takes the read up from there.
@@ -49,7 +51,7 @@ impl<T: ReadData> Mode<T> for Read<T> {
         }
     }
 
-    fn state(&self) -> StateSignal<T> {
+    fn state(&self) -> Self::State {
         self.state
     }
 

@@ -26,6 +26,8 @@ impl<T: ReadData> Clone for Read<T> {
 impl<T: ReadData> Copy for Read<T> {}
 
 impl<T: ReadData> Mode<T> for Read<T> {
+    type State = StateSignal<T>;
+
     fn attach<R: Parse<T>>(
         _request: Signal<ReadRequest>,
         _policy: RetryPolicy,
@@ -37,7 +39,7 @@ impl<T: ReadData> Mode<T> for Read<T> {
         }
     }
 
-    fn state(&self) -> StateSignal<T> {
+    fn state(&self) -> Self::State {
         self.state
     }
 

@@ -8,11 +8,13 @@
 use leptos::prelude::*;
 
 use super::state::{Parse, ReadData, View};
-use super::StateSignal;
 use retry_budget::{ReadRequest, RetryPolicy, TraceEvent};
 
 /// A read as one rendering mode carries it, from the component that sets it up.
 pub(crate) trait Mode<T: ReadData>: Copy + 'static {
+    /// What the read's views read its state through (the mode's `StateSignal`).
+    type State;
+
     /// Sets up the read of `request` under `policy` in the current component, its bodies read
     /// by `parse`; what it shows is written to `view`.
     fn attach<R: Parse<T>>(
@@ -23,7 +25,7 @@ pub(crate) trait Mode<T: ReadData>: Copy + 'static {
     ) -> Self;
 
     /// What the read's views read its state through.
-    fn state(&self) -> StateSignal<T>;
+    fn state(&self) -> Self::State;
 
     /// Starts a new action with a fresh budget, leaving the current one first.
     fn try_again(&self);

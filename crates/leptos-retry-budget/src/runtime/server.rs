@@ -159,6 +159,8 @@ impl<T: ReadData> Clone for Read<T> {
 impl<T: ReadData> Copy for Read<T> {}
 
 impl<T: ReadData> Mode<T> for Read<T> {
+    type State = StateSignal<T>;
+
     /// Starts the read in the render, whose text goes into the HTML for the browser (its id
     /// taken whether or not the page hydrates, as the browser takes it).
     fn attach<R: Parse<T>>(
@@ -202,7 +204,7 @@ impl<T: ReadData> Mode<T> for Read<T> {
         Read { text, state }
     }
 
-    fn state(&self) -> StateSignal<T> {
+    fn state(&self) -> Self::State {
         self.state
     }
 
