@@ -58,6 +58,8 @@ stage_lint() {
   cargo clippy --workspace --all-targets --locked -- -D warnings
   say "clippy (wasm32)"
   cargo clippy --workspace --exclude scenario-api --exclude retry-budget-tokio --exclude retry-budget-redis --exclude bench-load --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
+  say "clippy (the Leptos crate with ssr, its tests among it: a server's render reads)"
+  cargo clippy --locked -p leptos-retry-budget --all-targets --features ssr -- -D warnings
   say "clippy (the SSR example: its server with ssr, its browser side with hydrate)"
   cargo clippy --locked -p palette-list-ssr --features ssr -- -D warnings
   cargo clippy --locked -p palette-list-ssr --lib --target wasm32-unknown-unknown --features hydrate -- -D warnings
@@ -166,7 +168,7 @@ stage_core() {
   install_redis
   say "cargo test (natively; the shared ledger's tests start redis-server processes of their own)"
   cargo test --workspace --locked --exclude palette-list-fleet
-  say "the Leptos crate with ssr: what a render writes for the browser, read back as the browser reads it"
+  say "the Leptos crate with ssr: a render that reads from an API on loopback, and what it writes for the browser read back"
   cargo test --locked -p leptos-retry-budget --features ssr
   say "the fleet's tests in a release build (twelve sections; the setting for a shared quota on seeds 1 to 8)"
   cargo test --locked --release -p palette-list-fleet
