@@ -1,9 +1,10 @@
 //! A server's render reads (`ssr`), natively and on the wire: a component's read goes through
-//! the process's `retry_budget_tokio::Client` to an API on loopback while the page renders, what
+//! the process's `retry_budget_tokio::Client` to the scenario API on loopback (in this process)
+//! while the page renders, what
 //! it came to is written into the page's shared context as the read's part, and the read's
 //! views, held by `<ReadSuspense>` until then, show that part as the browser will read it back.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -15,54 +16,66 @@ use leptos_retry_budget::{
 };
 use retry_budget::action::WaitReason;
 use retry_budget_tokio::{AllowedOrigins, Client};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
+use serde_json::Value;
 
-/// An API on loopback that answers each request with the next of `answers` (a status line and
-/// its headers, then a body), and counts what it was asked.
-struct Api {
-    base: String,
-    asked: Arc<Mutex<u32>>,
+/// Short cases: an answer at once, and a 429 whose wait is past any render's hold.
+const FIXTURE: &str = r##"{
+  "policy": { "budget_s": 60, "max_attempts": 3, "attempt_cap_s": 2, "retry_statuses": [429],
+              "min_wait_s": 0.5, "fallback_waits_s": [1] },
+  "request": { "method": "GET", "path": "/palettes", "query": { "collection": "coast" } },
+  "cases": [
+    { "id": "loads", "attempts": [ { "duration_s": 0.05, "status": 200, "body": "coast" } ] },
+    { "id": "far", "attempts": [
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "30" } } ] }
+  ],
+  "bodies": { "coast": { "collection": "coast", "palettes": [ { "id": "a", "name": "Dusk", "colors": ["#000000"] } ] } }
+}"##;
+
+/// A run of case `id` on the scenario API, served on a free loopback port in this process.
+struct Run {
+    origin: String,
+    palettes: String,
 }
 
-impl Api {
-    async fn start(answers: &'static [(&'static str, &'static str)]) -> Api {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let asked = Arc::new(Mutex::new(0u32));
-        let count = asked.clone();
-        tokio::spawn(async move {
-            for (head, body) in answers {
-                let (mut stream, _) = listener.accept().await.unwrap();
-                let mut request = Vec::new();
-                let mut chunk = [0u8; 1024];
-                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                    let n = stream.read(&mut chunk).await.unwrap();
-                    assert!(n > 0, "the request ended before its headers did");
-                    request.extend_from_slice(&chunk[..n]);
-                }
-                *count.lock().unwrap() += 1;
-                let answer = format!(
-                    "{head}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
-                     Connection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                stream.write_all(answer.as_bytes()).await.unwrap();
-            }
-        });
-        Api { base, asked }
+impl Run {
+    async fn of(id: &str) -> Run {
+        let scenarios = scenario_api::Scenarios::new(vec![FIXTURE.to_owned()]).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let origin = format!("http://{}", listener.local_addr().unwrap());
+        let router = scenarios.router();
+        tokio::spawn(scenario_api::serve(
+            listener,
+            router,
+            std::future::pending(),
+        ));
+        let made = json(reqwest::Client::new().post(format!("{origin}/runs?scenario={id}"))).await;
+        let base = made["base"].as_str().unwrap();
+        let palettes = format!("{origin}{base}/palettes?collection=coast");
+        Run { origin, palettes }
     }
 
-    fn asked(&self) -> u32 {
-        *self.asked.lock().unwrap()
+    /// How many requests reached the run.
+    async fn reached(&self) -> usize {
+        let report = self.palettes.trim_end_matches("/palettes?collection=coast");
+        let report = json(reqwest::Client::new().get(report)).await;
+        report["requests"].as_array().unwrap().len()
     }
+}
+
+async fn json(request: reqwest::RequestBuilder) -> Value {
+    let bytes = request.send().await.unwrap().bytes().await.unwrap();
+    serde_json::from_slice(&bytes).unwrap()
 }
 
 /// What the read's views show, in words a test can find in the HTML.
-fn shown(state: ReadState<Vec<String>>) -> String {
+fn shown(state: ReadState<Value>) -> String {
     match state {
         ReadState::Loaded { data, report } => {
-            format!("loaded: {} ({:?})", data.join(","), report.outcome)
+            let name = data["palettes"][0]["name"]
+                .as_str()
+                .unwrap_or("?")
+                .to_owned();
+            format!("loaded: {name} ({:?})", report.outcome)
         }
         ReadState::Waiting { next, reason, .. } => {
             let delay = match reason {
@@ -83,12 +96,12 @@ struct Rendered {
     part: String,
 }
 
-/// Renders one screen reading `/palettes` of `api` with `policy`, as a server whose renders
-/// are given `ServerReads` does, through a client that may read `allowed`.
-async fn render(api: &Api, allowed: &str, policy: RetryPolicy) -> Rendered {
+/// Renders one screen reading `run`'s palettes with `policy`, as a server whose renders are
+/// given `ServerReads` does, through a client that may read `allowed`.
+async fn render(run: &Run, allowed: &str, policy: RetryPolicy) -> Rendered {
     let client = Client::new(AllowedOrigins::new([allowed]).unwrap());
     let reads = ServerReads::new(client, |browser: &ReadRequest| browser.clone());
-    let url = format!("{}/palettes", api.base);
+    let url = run.palettes.clone();
     let context = Arc::new(SsrSharedContext::new());
     let shared: Arc<dyn SharedContext + Send + Sync> = context.clone();
     let owner = Owner::new_root(Some(shared));
@@ -107,7 +120,7 @@ async fn render(api: &Api, allowed: &str, policy: RetryPolicy) -> Rendered {
 /// A screen of one read: what it shows, and how long its trace is.
 #[component]
 fn Screen(url: String, policy: RetryPolicy) -> impl IntoView {
-    let read = use_budgeted_get::<Vec<String>>(ReadRequest::get(url), policy);
+    let read = use_budgeted_get::<Value>(ReadRequest::get(url), policy);
     view! {
         <ReadSuspense read>
             <p>{move || shown(read.state.get())}</p>
@@ -124,28 +137,25 @@ fn executor() {
 #[tokio::test]
 async fn data_read_in_the_render_is_in_its_html_and_its_part() {
     executor();
-    let api = Api::start(&[("HTTP/1.1 200 OK", r#"["coast","dusk"]"#)]).await;
-    let Rendered { html, part } = render(&api, &api.base, RetryPolicy::new()).await;
-    assert!(
-        html.contains("<p>loaded: coast,dusk (Succeeded)</p>"),
-        "{html}"
-    );
+    let run = Run::of("loads").await;
+    let Rendered { html, part } = render(&run, &run.origin, RetryPolicy::new()).await;
+    assert!(html.contains("<p>loaded: Dusk (Succeeded)</p>"), "{html}");
     // The views read the render's trace back from its part, event by event.
     assert!(html.contains("<p>4 events</p>"), "{html}");
     assert!(
         part.contains("retry-budget part"),
         "no part was written: {part}"
     );
-    assert!(part.contains("coast"), "the part carries the data: {part}");
-    assert_eq!(api.asked(), 1);
+    assert!(part.contains("Dusk"), "the part carries the data: {part}");
+    assert_eq!(run.reached().await, 1);
 }
 
 #[tokio::test]
 async fn a_wait_past_the_renders_hold_is_handed_to_the_browser() {
     executor();
-    let api = Api::start(&[("HTTP/1.1 429 Too Many Requests\r\nRetry-After: 30", "{}")]).await;
+    let run = Run::of("far").await;
     let policy = RetryPolicy::new().with_budget(Duration::from_secs(60));
-    let Rendered { html, part } = render(&api, &api.base, policy).await;
+    let Rendered { html, part } = render(&run, &run.origin, policy).await;
     assert!(
         html.contains("<p>waiting for attempt 2, as the API asked 30 s</p>"),
         "{html}"
@@ -156,20 +166,20 @@ async fn a_wait_past_the_renders_hold_is_handed_to_the_browser() {
         "no part was written: {part}"
     );
     // The server made its one attempt, and left the wait to the browser.
-    assert_eq!(api.asked(), 1);
+    assert_eq!(run.reached().await, 1);
 }
 
 #[tokio::test]
 async fn a_read_the_server_may_not_make_is_refused_in_the_render_and_nothing_is_sent() {
     executor();
-    let api = Api::start(&[("HTTP/1.1 200 OK", "[]")]).await;
+    let run = Run::of("loads").await;
     // Another origin than the one the client may read: refused before anything is sent.
-    let Rendered { html, part } = render(&api, "http://127.0.0.1:9", RetryPolicy::new()).await;
+    let Rendered { html, part } = render(&run, "http://127.0.0.1:9", RetryPolicy::new()).await;
     assert!(html.contains("other: Refused"), "{html}");
     assert!(html.contains("<p>0 events</p>"), "{html}");
     assert!(
         part.contains("retry-budget part"),
         "no part was written: {part}"
     );
-    assert_eq!(api.asked(), 0);
+    assert_eq!(run.reached().await, 0);
 }
