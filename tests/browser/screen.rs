@@ -1,48 +1,7 @@
-//! What the screen shows: the stop message, the countdown, the palettes, the timeline, the live region.
+//! What the screen shows, live: the countdown, the palettes, the timeline, the live region (the
+//! stop message's words are rendered natively, `crates/leptos-retry-budget/tests/render.rs`).
 
 use crate::support::*;
-
-/// A fresh run of `scenario`, and `<PaletteList>` mounted on it exactly as an app embeds it.
-async fn embedded(scenario: &str) -> (String, web_sys::HtmlElement, impl Drop) {
-    let base = post_run(scenario).await;
-    let root = fresh_element();
-    let api_base = base.clone();
-    let handle = mount_to(root.clone(), move || {
-        let policy = RetryPolicy::new().with_scope(api_base.clone());
-        view! { <PaletteList collection="coast" api_base=api_base policy /> }
-    });
-    (base, root, handle)
-}
-
-#[wasm_bindgen_test]
-async fn the_wait_exceeds_message_is_the_specs_exactly() {
-    // The screen as an app embeds it: what the user sees, and no trace.
-    let (base, root, _mounted) = embedded("wait-exceeds-budget").await;
-    wait_for(Duration::from_secs(4), "the stop", || {
-        text(&root, "stop-outcome")
-    })
-    .await;
-    assert_eq!(
-        [
-            text(&root, "stop-outcome").unwrap(),
-            text(&root, "stop-detail").unwrap(),
-        ],
-        [
-            "Stopped: retry budget cannot fit another request.",
-            "The service requested a 30-second delay. No retry was sent.",
-        ]
-    );
-    // The 429 comes 2 s in; when the browser reads it is its timing, not the library's.
-    assert_line(
-        &text(&root, "stop-last-response").unwrap(),
-        "Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.",
-    );
-    assert_eq!(server_saw(&base).await, ["answered"], "no retry was sent");
-    assert!(
-        text(&root, "trace").is_none(),
-        "the embedded screen has no trace panel"
-    );
-}
 
 #[wasm_bindgen_test]
 async fn the_countdown_ticks_down_and_says_why() {

@@ -11,8 +11,8 @@ use futures::StreamExt;
 use hydration_context::{SharedContext, SsrSharedContext};
 use leptos::prelude::*;
 use leptos_retry_budget::{
-    provide_server_reads, use_budgeted_get, ReadRequest, ReadState, ReadSuspense, RetryPolicy,
-    ServerReads,
+    provide_server_reads, use_budgeted_get, ReadRequest, ReadState, ReadStatus, ReadSuspense,
+    RetryPolicy, ServerReads,
 };
 use retry_budget::action::WaitReason;
 use retry_budget_tokio::{AllowedOrigins, Client};
@@ -99,6 +99,14 @@ struct Rendered {
 /// Renders one screen reading `run`'s palettes with `policy`, as a server whose renders are
 /// given `ServerReads` does, through a client that may read `allowed`.
 async fn render(run: &Run, allowed: &str, policy: RetryPolicy) -> Rendered {
+    render_with(run, allowed, |url| view! { <Screen url policy /> }).await
+}
+
+/// Renders `screen` (given the URL of `run`'s palettes) as [`render`] does.
+async fn render_with<V>(run: &Run, allowed: &str, screen: impl FnOnce(String) -> V) -> Rendered
+where
+    V: RenderHtml,
+{
     let client = Client::new(AllowedOrigins::new([allowed]).unwrap());
     let reads = ServerReads::new(client, |browser: &ReadRequest| browser.clone());
     let url = run.palettes.clone();
@@ -107,7 +115,7 @@ async fn render(run: &Run, allowed: &str, policy: RetryPolicy) -> Rendered {
     let owner = Owner::new_root(Some(shared));
     let html = owner.with(move || {
         provide_server_reads(reads);
-        view! { <Screen url policy /> }.to_html_stream_in_order()
+        screen(url).to_html_stream_in_order()
     });
     let html: String = html.collect::<Vec<_>>().await.concat();
     let part = match context.pending_data() {
@@ -115,6 +123,14 @@ async fn render(run: &Run, allowed: &str, policy: RetryPolicy) -> Rendered {
         None => String::new(),
     };
     Rendered { html, part }
+}
+
+/// The library's own status view of one read, as a screen embeds it.
+#[component]
+fn Status(url: String, policy: RetryPolicy) -> impl IntoView {
+    let read = use_budgeted_get::<Value>(ReadRequest::get(url), policy);
+    let loaded = |_: Value, _| "loaded";
+    view! { <ReadStatus read loaded /> }
 }
 
 /// A screen of one read: what it shows, and how long its trace is.
@@ -182,4 +198,23 @@ async fn a_read_the_server_may_not_make_is_refused_in_the_render_and_nothing_is_
         "no part was written: {part}"
     );
     assert_eq!(run.reached().await, 0);
+}
+
+/// The words of a stop are the contract's, exactly, as the screen shows them: a 429 asking 30 s
+/// of a read with 20 s stops at once, on the server, with no retry sent.
+#[tokio::test]
+async fn a_stop_in_the_render_says_the_contracts_words() {
+    executor();
+    let run = Run::of("far").await;
+    let policy = RetryPolicy::new().with_budget(Duration::from_secs(20));
+    let Rendered { html, .. } =
+        render_with(&run, &run.origin, |url| view! { <Status url policy /> }).await;
+    for words in [
+        "Stopped: retry budget cannot fit another request.",
+        "The service requested a 30-second delay. No retry was sent.",
+        "Last response: 429. Attempts: 1 of 3.",
+    ] {
+        assert!(html.contains(words), "{words:?} is not in {html}");
+    }
+    assert_eq!(run.reached().await, 1, "no retry was sent");
 }

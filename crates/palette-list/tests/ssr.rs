@@ -28,6 +28,10 @@ fn the_screen_renders_its_first_attempt() {
         "a running read offers Cancel: {html}"
     );
     assert!(!html.contains("Stopped"), "{html}");
+    assert!(
+        !html.contains(r#"data-testid="trace""#),
+        "the embedded screen has no trace panel: {html}"
+    );
     // Nothing a strict style-src would block; the live region is empty until the page runs,
     // so hydration finds what the server sent.
     assert!(!html.contains("style="), "{html}");
