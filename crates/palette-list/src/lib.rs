@@ -33,7 +33,7 @@ pub mod palettes;
 pub mod screen;
 mod words;
 
-#[cfg(feature = "ssr")]
+#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
 pub use leptos_retry_budget::{provide_server_reads, ServerReads};
 pub use leptos_retry_budget::{
     use_budgeted_get, use_budgeted_read, Announcer, BudgetedRead, Countdown, ReadState, ReadStatus,
