@@ -28,11 +28,11 @@ pub use components::{
 };
 pub use retry_budget::scope::RetryTokens;
 pub use retry_budget::{ReadRequest, RetryPolicy, ScopePolicy};
+#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
+pub use runtime::this_mode::{provide_server_reads, ServerReads};
 pub use runtime::{
     provide_scope_policy, use_budgeted_get, use_budgeted_read, BudgetedRead, ReadData, ReadState,
 };
-#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
-pub use runtime::{provide_server_reads, ServerReads};
 
 #[cfg(all(test, target_arch = "wasm32"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

@@ -6,7 +6,8 @@
 use leptos::prelude::*;
 
 use super::mode::Mode;
-use super::page::{Driver, TakenUp};
+use super::page::take_up::TakenUp;
+use super::page::Driver;
 use super::part::{server_trace, ServerPart};
 use super::state::{Parse, ReadData, ReadState, View};
 use retry_budget::{ReadRequest, RetryPolicy, TraceEvent};

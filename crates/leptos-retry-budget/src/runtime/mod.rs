@@ -27,9 +27,10 @@
 //! - The action starts in an effect, so once the component is mounted (`csr`) or hydrated
 //!   (`hydrate`).
 //!
-//! Each rendering mode is one file, a `Read` the build compiles one of (`mode` says what each
-//! does): `browser` (CSR), `hydrating` (the page goes on from the server's render), `server`
-//! (`ssr`: the render reads) and `inert` (off the browser, without `ssr`). The public items are
+//! Each rendering mode is one file with one `Read` (`mode` says what each does), and a build
+//! compiles one of them, as `this_mode`: `browser.rs` (CSR), `hydrating.rs` (the page goes on
+//! from the server's render), `server.rs` (`ssr`: the render reads) and `inert.rs` (off the
+//! browser, without `ssr`). The public items are
 //! the same in every mode, and so are the bounds on a read's data and parser ([`ReadData`],
 //! [`Parse`]): the features add code, never change a type.
 //!
@@ -75,26 +76,20 @@ mod part;
 mod mode;
 use mode::Mode;
 
-// One rendering mode a build, one file each.
+// One rendering mode a build, one file each, under the one name the rest of the runtime uses.
 #[cfg(all(target_arch = "wasm32", not(feature = "hydrate")))]
-mod browser;
-#[cfg(all(target_arch = "wasm32", not(feature = "hydrate")))]
-use browser as this_mode;
+#[path = "browser.rs"]
+pub(crate) mod this_mode;
 #[cfg(all(target_arch = "wasm32", feature = "hydrate"))]
-mod hydrating;
-#[cfg(all(target_arch = "wasm32", feature = "hydrate"))]
-use hydrating as this_mode;
+#[path = "hydrating.rs"]
+pub(crate) mod this_mode;
 #[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
-mod server;
-#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
-use server as this_mode;
+#[path = "server.rs"]
+pub(crate) mod this_mode;
 #[cfg(all(not(target_arch = "wasm32"), not(feature = "ssr")))]
-mod inert;
-#[cfg(all(not(target_arch = "wasm32"), not(feature = "ssr")))]
-use inert as this_mode;
+#[path = "inert.rs"]
+pub(crate) mod this_mode;
 
-#[cfg(all(not(target_arch = "wasm32"), feature = "ssr"))]
-pub use server::{provide_server_reads, ServerReads};
 use this_mode::Read;
 pub use this_mode::{now, provide_scope_policy, scope_state, StateSignal};
 

@@ -17,7 +17,7 @@ use super::state::{Misconfigured, ReadState, ServerRefusal};
 /// What the server's render knew of a read when it sent the page, as read back from its text.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum ServerPart<T> {
-    /// The server made no request: it has no [`ServerReads`](super::ServerReads), or the read
+    /// The server made no request: it has no [`ServerReads`](crate::ServerReads), or the read
     /// began in the browser (a screen mounted after hydration).
     NotRead,
     /// The data arrived.

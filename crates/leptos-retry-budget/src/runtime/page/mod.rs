@@ -11,11 +11,9 @@ mod read;
 mod screens;
 mod tabs;
 #[cfg(feature = "hydrate")]
-mod take_up;
+pub(crate) mod take_up;
 mod time;
 
 pub use client::{provide_scope_policy, scope_state};
 pub(crate) use read::Driver;
-#[cfg(feature = "hydrate")]
-pub(crate) use take_up::TakenUp;
 pub use time::now;
