@@ -7,7 +7,7 @@ set -euo pipefail
 export PATH="$HOME/.cargo/bin:$PATH"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-say() { printf '==> %s\n' "$*"; }
+say() { printf '==> [%d s] %s\n' "$SECONDS" "$*"; }
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
