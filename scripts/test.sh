@@ -66,7 +66,7 @@ stage_lint() {
   say "docs: every public item documented, no broken link"
   local p=()
   for c in "${libraries[@]}" palette-list-model palette-list-fleet; do p+=(-p "$c"); done
-  RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --features retry-budget/json "${p[@]}"
+  RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --features retry-budget/json,retry-budget-tokio/middleware "${p[@]}"
 }
 
 stage_package() {

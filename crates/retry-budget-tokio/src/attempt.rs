@@ -56,7 +56,7 @@ pub(crate) async fn send<T>(
 
 /// The status and the headers the core reads, which it names. A server's answer is never
 /// cross-origin: nothing hides a header from it.
-fn core_response(answer: &reqwest::Response) -> Response {
+pub(crate) fn core_response(answer: &reqwest::Response) -> Response {
     Response::from_headers(answer.status().as_u16(), |name| header(answer, name))
 }
 

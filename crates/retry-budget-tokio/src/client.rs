@@ -20,7 +20,7 @@ use tokio::sync::{mpsc, Notify};
 use tokio::time::Instant;
 
 use crate::attempt::{self, Answer};
-use crate::error::ReadError;
+use crate::error::{OriginError, ReadError};
 use crate::origins::AllowedOrigins;
 use crate::share::{LedgerShare, SharedBlock};
 
@@ -108,16 +108,7 @@ impl Client {
         allowed: AllowedOrigins,
         http: reqwest::ClientBuilder,
     ) -> Result<Self, reqwest::Error> {
-        let redirects = allowed.clone();
-        let http = http
-            .redirect(reqwest::redirect::Policy::custom(move |to| {
-                if to.previous().len() < 10 && redirects.allows(to.url()) {
-                    to.follow()
-                } else {
-                    to.stop()
-                }
-            }))
-            .build()?;
+        let http = http.redirect(allowed.redirect_policy()).build()?;
         Ok(Self {
             shared: Arc::new(Shared {
                 core: Mutex::new(Core {
@@ -153,6 +144,11 @@ impl Client {
         self.shared.lock().client.scope_state(scope)
     }
 
+    /// The origins this client may read.
+    pub(crate) fn allowed(&self) -> &AllowedOrigins {
+        &self.shared.allowed
+    }
+
     /// How many scopes the ledger holds now ([`retry_budget::Client::known_scopes`]).
     pub fn known_scopes(&self) -> usize {
         self.shared.lock().client.known_scopes()
@@ -168,7 +164,7 @@ impl Client {
         policy: RetryPolicy,
         parse: impl Fn(&[u8]) -> Result<T, BodyProblem> + Sync,
     ) -> Result<Loaded<T>, ReadError> {
-        match self.run(request, policy, parse, false).await? {
+        match self.run_parsed(request, policy, parse, false).await? {
             Served::Loaded(loaded) => Ok(loaded),
             // Never asked for: this read holds as long as its budget allows.
             Served::HandedOver { .. } | Served::NotSent => std::future::pending().await,
@@ -186,22 +182,42 @@ impl Client {
         policy: RetryPolicy,
         parse: impl Fn(&[u8]) -> Result<T, BodyProblem> + Sync,
     ) -> Result<Served<T>, ReadError> {
-        self.run(request, policy, parse, true).await
+        self.run_parsed(request, policy, parse, true).await
     }
 
-    /// A read carried out to its stop, or to its hand-over where `may_hand_over`.
-    async fn run<T>(
+    /// [`run`](Self::run) with each attempt sent by this client's own HTTP client, a 2xx's body
+    /// read up to the policy's limit and parsed by `parse`.
+    async fn run_parsed<T>(
         &self,
         request: &ReadRequest,
         policy: RetryPolicy,
         parse: impl Fn(&[u8]) -> Result<T, BodyProblem> + Sync,
         may_hand_over: bool,
     ) -> Result<Served<T>, ReadError> {
+        let limit = policy.max_body_bytes();
+        let http = &self.shared.http;
+        let parse = &parse;
+        let send = move || async move { Ok(attempt::send(http, request, limit, parse).await) };
+        self.run(request, policy, may_hand_over, send).await
+    }
+
+    /// A read carried out to its stop, or to its hand-over where `may_hand_over`, each attempt
+    /// made by `send` (dropped, so aborted, where the attempt's cap runs out first). An answer
+    /// `send` refuses (from an origin not allowed) ends the read with that refusal.
+    pub(crate) async fn run<T, F>(
+        &self,
+        request: &ReadRequest,
+        policy: RetryPolicy,
+        may_hand_over: bool,
+        mut send: impl FnMut() -> F,
+    ) -> Result<Served<T>, ReadError>
+    where
+        F: std::future::Future<Output = Result<Answer<T>, OriginError>>,
+    {
         request.validate_on_server()?;
         policy.validate()?;
         let origin = self.shared.allowed.check(request.url())?;
         let scope = policy.scope().map_or(origin, str::to_owned);
-        let limit = policy.max_body_bytes();
         let hold_until = self.shared.now().saturating_add(policy.server_hold());
         // What the other processes know of the scope, before anything is sent: a block they
         // hold holds this read too.
@@ -229,8 +245,10 @@ impl Client {
             match step {
                 Step::StartAttempt { .. } => {
                     tokio::select! {
-                        answer = attempt::send(&self.shared.http, request, limit, &parse) => {
-                            data = self.shared.answer(read, answer);
+                        answer = send() => {
+                            // Nothing is handed on from an origin not allowed; the read is
+                            // left (`Leave`).
+                            data = self.shared.answer(read, answer?);
                             step = next_step(&mut next).await;
                         }
                         // The attempt's cap ran out (or the read stopped otherwise): the

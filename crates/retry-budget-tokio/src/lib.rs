@@ -9,17 +9,23 @@
 //! - `origins`: the origins a server may read, and the URLs it refuses.
 //! - `share`: what a process's ledger tells the other processes' ([`LedgerShare`]), opt-in.
 //! - `error`: why a read did not load.
+//! - `middleware` (feature `middleware`): [`Budget`], the same reads as `reqwest_middleware`
+//!   middleware, each attempt sent by the rest of the chain.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod attempt;
 mod client;
 mod error;
+#[cfg(feature = "middleware")]
+mod middleware;
 mod origins;
 mod share;
 
 pub use client::{Client, Loaded, Served};
 pub use error::{OriginError, ReadError};
+#[cfg(feature = "middleware")]
+pub use middleware::{Budget, NotResendable, ReadRecord, Stopped};
 pub use origins::AllowedOrigins;
 pub use share::{LedgerShare, SharedBlock};
 

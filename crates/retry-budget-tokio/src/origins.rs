@@ -56,6 +56,22 @@ impl AllowedOrigins {
     pub(crate) fn allows(&self, url: &Url) -> bool {
         self.0.contains(&url.origin().ascii_serialization())
     }
+
+    /// The redirect policy that keeps a `reqwest` client on these origins: a redirect is
+    /// followed only to one of them, at most 10 in a row; any other is not followed, and the
+    /// `3xx` itself is the answer. [`Client::with_http`](crate::Client::with_http) sets it on
+    /// the client it builds; give it to the client under a [`Budget`](crate::Budget)
+    /// (`reqwest::ClientBuilder::redirect`).
+    pub fn redirect_policy(&self) -> reqwest::redirect::Policy {
+        let allowed = self.clone();
+        reqwest::redirect::Policy::custom(move |to| {
+            if to.previous().len() < 10 && allowed.allows(to.url()) {
+                to.follow()
+            } else {
+                to.stop()
+            }
+        })
+    }
 }
 
 /// The origin of an absolute `http` or `https` URL.

@@ -1,8 +1,7 @@
 //! The driver over real loopback sockets, against the scenario API in this process, counted
 //! where the requests arrive.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use retry_budget::body::{parse_json, BodyProblem};
@@ -11,71 +10,9 @@ use retry_budget::request::ReadRequest;
 use retry_budget::{HandOver, Outcome, RetryPolicy, ScopePolicy, Step};
 use retry_budget_tokio::{AllowedOrigins, Client, OriginError, ReadError, Served};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// Short cases, so each test takes at most a few seconds.
-const FIXTURE: &str = r##"{
-  "policy": { "budget_s": 10, "max_attempts": 3, "attempt_cap_s": 2, "retry_statuses": [429],
-              "min_wait_s": 0.5, "fallback_waits_s": [1] },
-  "request": { "method": "GET", "path": "/palettes", "query": { "collection": "coast" } },
-  "cases": [
-    { "id": "quick", "attempts": [
-        { "duration_s": 0.1, "status": 429, "headers": { "Retry-After": "0" } },
-        { "duration_s": 0.1, "status": 200, "body": "coast" } ] },
-    { "id": "far", "attempts": [
-        { "duration_s": 0.1, "status": 429, "headers": { "Retry-After": "30" } } ] },
-    { "id": "slow", "attempts": [ { "duration_s": 1.5, "status": 200, "body": "coast" } ] },
-    { "id": "silent", "attempts": [ { "failure": "no_answer" } ] },
-    { "id": "endless", "attempts": [ { "duration_s": 0.1, "status": 200, "body_bytes": 200000 } ] }
-  ],
-  "bodies": { "coast": { "collection": "coast", "palettes": [ { "id": "a", "name": "A", "colors": ["#000000"] } ] } }
-}"##;
-
-/// The policy the tests read under: 10 s, 3 attempts, a 2 s cap, a 0.5 s floor.
-fn policy() -> RetryPolicy {
-    RetryPolicy::new()
-        .with_budget(Duration::from_secs(10))
-        .with_attempt_cap(Duration::from_secs(2))
-        .with_min_wait(Duration::from_millis(500))
-}
-
-/// The scenario API on a free loopback port; its origin.
-async fn serve() -> String {
-    let scenarios = scenario_api::Scenarios::new(vec![FIXTURE.to_owned()]).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let origin = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(scenario_api::serve(
-        listener,
-        scenarios.router(),
-        std::future::pending(),
-    ));
-    origin
-}
-
-/// A JSON answer from the scenario API's own routes.
-async fn json(request: reqwest::RequestBuilder) -> Value {
-    let bytes = request.send().await.unwrap().bytes().await.unwrap();
-    serde_json::from_slice(&bytes).unwrap()
-}
-
-/// A new run of case `id`; the URL of its palettes.
-async fn run(origin: &str, id: &str) -> String {
-    let http = reqwest::Client::new();
-    let made = json(http.post(format!("{origin}/runs?scenario={id}"))).await;
-    format!(
-        "{origin}{}/palettes?collection=coast",
-        made["base"].as_str().unwrap()
-    )
-}
-
-/// What reached a run: each request's state (`answered`, `aborted`, `in_flight`).
-async fn reached(palettes: &str) -> Vec<String> {
-    let report = palettes.trim_end_matches("/palettes?collection=coast");
-    let report = json(reqwest::Client::new().get(report)).await;
-    (report["requests"].as_array().unwrap().iter())
-        .map(|r| r["state"].as_str().unwrap().to_owned())
-        .collect()
-}
+mod support;
+use support::{answering, json, policy, reached, run, serve};
 
 /// How a read of `url` under `policy` stopped; it must stop, not load or be refused.
 async fn stop_of(client: &Client, url: &str, policy: RetryPolicy) -> retry_budget::StopReport {
@@ -463,33 +400,6 @@ async fn a_url_on_an_origin_not_allowed_is_refused_before_anything_is_sent() {
         refused.unwrap_err().to_string(),
         "the policy is not valid: max_attempts is 0: at least one attempt is needed"
     );
-}
-
-/// A bare HTTP/1.1 server on a free loopback port that gives every request `answer` (a whole
-/// response head, no body) and counts the requests; its origin and the count.
-async fn answering(answer: String) -> (String, Arc<AtomicUsize>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let origin = format!("http://{}", listener.local_addr().unwrap());
-    let count = Arc::new(AtomicUsize::new(0));
-    let counted = count.clone();
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            let (answer, counted) = (answer.clone(), counted.clone());
-            tokio::spawn(async move {
-                let mut head = Vec::new();
-                let mut buf = [0u8; 1024];
-                while !head.ends_with(b"\r\n\r\n") {
-                    match socket.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => head.extend_from_slice(&buf[..n]),
-                    }
-                }
-                counted.fetch_add(1, Ordering::SeqCst);
-                let _ = socket.write_all(answer.as_bytes()).await;
-            });
-        }
-    });
-    (origin, count)
 }
 
 #[tokio::test]
