@@ -21,6 +21,7 @@ use tokio::time::Instant;
 
 use crate::attempt::{self, Answer};
 use crate::error::{OriginError, ReadError};
+use crate::observe;
 use crate::origins::AllowedOrigins;
 use crate::share::{LedgerShare, SharedBlock};
 
@@ -219,10 +220,12 @@ impl Client {
         let origin = self.shared.allowed.check(request.url())?;
         let scope = policy.scope().map_or(origin, str::to_owned);
         let hold_until = self.shared.now().saturating_add(policy.server_hold());
+        let span = observe::read_span(&scope);
         // What the other processes know of the scope, before anything is sent: a block they
         // hold holds this read too.
         if let Some(share) = self.shared.share.get() {
             if let Some(block) = share.fetch(&scope).await {
+                observe::block_taken(&span, &block);
                 // Kept if it ends later than what this ledger holds; a scope with a block
                 // running is remembered even before its first read here.
                 self.shared.input(|c, now| {
@@ -235,6 +238,7 @@ impl Client {
         let mut leave = Leave {
             shared: &self.shared,
             read,
+            span: &span,
             stopped: false,
         };
         let mut data = None;
@@ -242,13 +246,19 @@ impl Client {
             async |next: &mut mpsc::UnboundedReceiver<ToRead>| self.next_step(read, next).await;
         let mut step = next_step(&mut next).await;
         loop {
+            observe::step(&span, &step, self.shared.now());
             match step {
                 Step::StartAttempt { .. } => {
                     tokio::select! {
                         answer = send() => {
                             // Nothing is handed on from an origin not allowed; the read is
                             // left (`Leave`).
-                            data = self.shared.answer(read, answer?);
+                            let answer = answer?;
+                            match &answer {
+                                Answer::Response(response, _) => observe::answer(&span, response),
+                                Answer::Failed => observe::no_answer(&span),
+                            }
+                            data = self.shared.answer(read, answer);
                             step = next_step(&mut next).await;
                         }
                         // The attempt's cap ran out (or the read stopped otherwise): the
@@ -258,6 +268,7 @@ impl Client {
                 }
                 Step::Wait { until, .. } if may_hand_over && until > hold_until => {
                     if let Some((hand_over, trace)) = self.shared.hand_over(read) {
+                        observe::handed_over(&span, &hand_over);
                         leave.stopped = true;
                         return Ok(Served::HandedOver { hand_over, trace });
                     }
@@ -387,9 +398,11 @@ impl Shared {
                 // block through the share, if there is one, before the read that met it is
                 // told to wait.
                 ClientEvent::Blocked { scope, block } => {
-                    let told = self.share.get().zip(SharedBlock::of(&block, self.now()));
-                    if let Some((share, block)) = told {
-                        share.publish(&scope, block);
+                    if let Some(learned) = SharedBlock::of(&block, self.now()) {
+                        observe::block_learned(&scope, &learned);
+                        if let Some(share) = self.share.get() {
+                            share.publish(&scope, learned);
+                        }
                     }
                 }
             }
@@ -459,12 +472,14 @@ impl Drop for Shared {
 struct Leave<'a> {
     shared: &'a Arc<Shared>,
     read: ReadId,
+    span: &'a tracing::Span,
     stopped: bool,
 }
 
 impl Drop for Leave<'_> {
     fn drop(&mut self) {
         if !self.stopped {
+            observe::left(self.span);
             let read = self.read;
             self.shared.input(|c, now| c.handle_leave(now, read));
             self.shared.forget(read);

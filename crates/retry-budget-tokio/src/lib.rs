@@ -7,6 +7,8 @@
 //! - `attempt`: one attempt on the wire, through `reqwest`: the headers the core reads, and a
 //!   2xx body streamed up to its limit under the core's body rule ([`retry_budget::body::LimitedBody`]).
 //! - `origins`: the origins a server may read, and the URLs it refuses.
+//! - `observe`: what an operator sees through `tracing`: a span per read
+//!   (`retry_budget.read`: scope, attempts, outcome) and an event per decision.
 //! - `share`: what a process's ledger tells the other processes' ([`LedgerShare`]), opt-in.
 //! - `error`: why a read did not load.
 //! - `middleware` (feature `middleware`): [`Budget`], the same reads as `reqwest_middleware`
@@ -19,6 +21,7 @@ mod client;
 mod error;
 #[cfg(feature = "middleware")]
 mod middleware;
+mod observe;
 mod origins;
 mod share;
 
