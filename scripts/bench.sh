@@ -7,7 +7,8 @@
 #   2. timer fidelity: the runtime's attempt-start lateness beside a bare setTimeout chain of the
 #      same 200 delays, in the same page of headless Chromium;
 #   3. wakes: timer callbacks, signal writes and live-region changes during one 10 s wait;
-#   4. core cost: criterion, natively: the core deciding a three-attempt schedule;
+#   4. core cost: criterion, natively: the core deciding a three-attempt schedule; one input among
+#      1 to 40,000 live reads, beside its cost among 1,000;
 #   5. the fleet: 10 to 10,000 simulated browsers on one 50 requests/s quota (three kinds of limiter), every policy on
 #      the same arrivals (virtual time, seconds of work); its chart is docs/fleet.svg;
 #   6. the SSR example under load (bench-load, on loopback; the server's debug build, the same

@@ -8,7 +8,7 @@
 #[cfg(not(target_arch = "wasm32"))]
 mod bench {
     use std::hint::black_box;
-    use std::time::Duration;
+    use std::time::{Duration, Instant};
 
     use criterion::{Criterion, Throughput};
     use retry_budget::{Client, ClientEvent, ReadAction, Response, RetryPolicy, Step};
@@ -115,7 +115,67 @@ mod bench {
         client.known_scopes()
     }
 
+    /// The cost per input among `n` live reads, each on a scope of its own, as a server with
+    /// `n` calls in flight has them: every read answered `429` asking 2 s (each then waits),
+    /// one timer firing for all of them, then every read answered `200` and removed; after each
+    /// input, the next timer asked for, as the drivers ask. Returns the time per answer, the
+    /// timer's time per read it fired for, and the time per `200` and removal.
+    fn live_reads(n: u64) -> [Duration; 3] {
+        let mut client = Client::new();
+        let reads: Vec<_> = (0..n)
+            .map(|k| {
+                let scope = format!("https://caller-{k}.example.com");
+                (client.handle_start(S(0), &scope, RetryPolicy::new(), k))
+                    .expect("the SPEC's policy")
+            })
+            .collect();
+        while client.poll_event().is_some() {}
+        let busy = Response::new(429).retry_after("2");
+        let started = Instant::now();
+        for &read in &reads {
+            client.handle_response(S(1), read, &busy, None, Ok(()));
+            while client.poll_event().is_some() {}
+            black_box(client.poll_timeout());
+        }
+        let answers = started.elapsed();
+        let due = client.poll_timeout().expect("every read waits");
+        let started = Instant::now();
+        client.handle_timeout(due + S(1));
+        while client.poll_event().is_some() {}
+        black_box(client.poll_timeout());
+        let timer = started.elapsed();
+        let ok = Response::new(200);
+        let started = Instant::now();
+        for &read in &reads {
+            client.handle_response(due + S(2), read, &ok, None, Ok(()));
+            while client.poll_event().is_some() {}
+            black_box(client.remove(read).expect("stopped"));
+            black_box(client.poll_timeout());
+        }
+        let removals = started.elapsed();
+        let per = |d: Duration| d / u32::try_from(n).expect("a small n");
+        [per(answers), per(timer), per(removals)]
+    }
+
     pub fn main() {
+        // First, without criterion: what one input costs among many live reads, side by side
+        // with among 1,000 (the baseline: within twice it is flat).
+        println!("the cost of one input among n live reads, each on its own scope:");
+        println!(
+            "{:>8} {:>14} {:>16} {:>18}",
+            "live", "429 answered", "timer, per read", "200 and removed"
+        );
+        let base = live_reads(1_000);
+        for n in [1, 1_000, 10_000, 40_000] {
+            let costs = if n == 1_000 { base } else { live_reads(n) };
+            let cell = |i: usize| {
+                let ratio = costs[i].as_secs_f64() / base[i].as_secs_f64().max(1e-12);
+                format!("{:>7.2} µs {:>4.1}×", costs[i].as_secs_f64() * 1e6, ratio)
+            };
+            println!("{n:>8} {:>14} {:>16} {:>18}", cell(0), cell(1), cell(2));
+        }
+        println!("(× is the ratio to the cost among 1,000 live reads)");
+
         let events = schedule_a() as u64;
         let mut c = Criterion::default().configure_from_args();
         let mut g = c.benchmark_group("three-attempt schedule");

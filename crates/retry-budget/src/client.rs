@@ -29,6 +29,7 @@ use super::action::{Phase, ReadAction, Step};
 use super::block::{blocks_scope, BlockCause, ScopeBlock};
 use super::body::BodyProblem;
 use super::policy::{is_success, PolicyError, RetryPolicy};
+use super::reads::{Events, Reads};
 use super::report::TransportFailure;
 use super::response::Reading;
 use super::response::Response;
@@ -133,10 +134,10 @@ struct HeldAnswer {
 #[derive(Clone, Debug, Default)]
 pub struct Client {
     ledger: ScopeLedger,
-    /// The reads in the order they started.
-    reads: Vec<Entry>,
-    /// What the driver has not polled yet, oldest first: a few at a time.
-    events: Vec<ClientEvent>,
+    /// The reads, by name, and their timers.
+    reads: Reads<Entry>,
+    /// What the driver has not polled yet, oldest first.
+    events: Events<ClientEvent>,
     last_id: u64,
 }
 
@@ -145,8 +146,8 @@ impl Client {
     pub const fn new() -> Self {
         Self {
             ledger: ScopeLedger::new(),
-            reads: Vec::new(),
-            events: Vec::new(),
+            reads: Reads::new(),
+            events: Events::new(),
             last_id: 0,
         }
     }
@@ -194,15 +195,15 @@ impl Client {
     fn add(&mut self, now: Duration, scope: &str, action: ReadAction) -> ReadId {
         self.last_id += 1;
         let id = ReadId(self.last_id);
-        self.reads.push(Entry {
+        let entry = Entry {
             id,
             scope: scope.to_owned(),
             action,
             waiting_token: None,
-        });
-        let i = self.reads.len() - 1;
-        self.moved(i);
-        self.settle(now, i);
+        };
+        self.reads.insert(id, entry);
+        self.moved(id);
+        self.settle(now, id);
         id
     }
 
@@ -238,7 +239,7 @@ impl Client {
                 cause,
             };
             if self.ledger.handle_block(scope, block) {
-                self.events.push(ClientEvent::Blocked {
+                self.events.push_back(ClientEvent::Blocked {
                     scope: scope.to_owned(),
                     block,
                 });
@@ -270,8 +271,8 @@ impl Client {
         local_wall_clock: Option<SystemTime>,
         body: Result<(), BodyProblem>,
     ) {
-        if let Some((i, reading)) = self.hear(now, read, response, local_wall_clock) {
-            self.decide(now, i, response, reading, body.err(), false);
+        if let Some(reading) = self.hear(now, read, response, local_wall_clock) {
+            self.decide(now, read, response, reading, body.err(), false);
         }
     }
 
@@ -291,15 +292,17 @@ impl Client {
         local_wall_clock: Option<SystemTime>,
         body: Result<(), BodyProblem>,
     ) {
-        let Some((i, reading)) = self.hear(now, read, response, local_wall_clock) else {
+        let Some(reading) = self.hear(now, read, response, local_wall_clock) else {
             return;
         };
-        let entry = &self.reads[i];
+        let Some(entry) = self.reads.get(read) else {
+            return;
+        };
         let Some(purse) = self.ledger.purse(&entry.scope) else {
-            return self.decide(now, i, response, reading, body.err(), false);
+            return self.decide(now, read, response, reading, body.err(), false);
         };
         if is_success(response.status) {
-            self.events.push(ClientEvent::GiveBack {
+            self.events.push_back(ClientEvent::GiveBack {
                 scope: entry.scope.clone(),
                 thousandths: purse.refill(),
                 purse,
@@ -307,46 +310,47 @@ impl Client {
         }
         // Whether it would retry is the read's own decision.
         if !entry.action.would_retry(now, response, &reading) {
-            return self.decide(now, i, response, reading, body.err(), false);
+            return self.decide(now, read, response, reading, body.err(), false);
         }
-        self.events.push(ClientEvent::TakeToken {
+        self.events.push_back(ClientEvent::TakeToken {
             read,
             scope: entry.scope.clone(),
             purse,
         });
         // Held, the answer needs its own copy of the response.
-        self.reads[i].waiting_token = Some(Box::new(HeldAnswer {
-            response: response.clone(),
-            reading,
-            body: body.err(),
-        }));
+        if let Some(entry) = self.reads.get_mut(read) {
+            entry.waiting_token = Some(Box::new(HeldAnswer {
+                response: response.clone(),
+                reading,
+                body: body.err(),
+            }));
+        }
     }
 
     /// An answer reaches the ledger first: its refill, its block (every read on the scope
-    /// hears a longer one); then the answering read's index and what the answer says, for it
-    /// to decide.
+    /// hears a longer one); then what the answer says, for the answering read to decide.
     fn hear(
         &mut self,
         now: Duration,
         read: ReadId,
         response: &Response,
         local_wall_clock: Option<SystemTime>,
-    ) -> Option<(usize, Reading)> {
-        let i = self.index(read)?;
-        let trust = self.reads[i].action.policy().trust_local_clock();
+    ) -> Option<Reading> {
+        let entry = self.reads.get(read)?;
+        let trust = entry.action.policy().trust_local_clock();
         let reading = response.read(local_wall_clock, trust);
-        let scope = &self.reads[i].scope;
+        let scope = &entry.scope;
         if is_success(response.status) {
             self.ledger.refill(scope);
         }
         if let Some(block) = self.ledger.learn(now, scope, response.status, &reading) {
-            self.events.push(ClientEvent::Blocked {
+            self.events.push_back(ClientEvent::Blocked {
                 scope: scope.clone(),
                 block,
             });
-            self.tell(now, i, block);
+            self.tell(now, read, block);
         }
-        Some((i, reading))
+        Some(reading)
     }
 
     /// What the store's purse said when `read`'s answer asked for a retry
@@ -355,17 +359,17 @@ impl Client {
     /// token taken for a retry that does not happen (the read stopped meanwhile, or stops on
     /// this answer after all) is given back ([`ClientEvent::GiveBack`]).
     pub fn handle_token(&mut self, now: Duration, read: ReadId, taken: Option<TokenTaken>) {
-        let Some(i) = self.index(read) else {
+        let Some(entry) = self.reads.get_mut(read) else {
             return;
         };
-        let Some(held) = self.reads[i].waiting_token.take() else {
+        let Some(held) = entry.waiting_token.take() else {
             return;
         };
         if let Some(taken) = taken {
             // The read spends a whole token for the retry it plans: it holds the one taken, on
             // top of what the store has left.
             let left = taken.left + if taken.took { RetryPurse::TOKEN } else { 0 };
-            self.ledger.set_purse(&self.reads[i].scope, left);
+            self.ledger.set_purse(&entry.scope, left);
         }
         let took = taken.is_some_and(|t| t.took);
         let HeldAnswer {
@@ -373,22 +377,24 @@ impl Client {
             reading,
             body,
         } = *held;
-        self.decide(now, i, &response, reading, body, took);
+        self.decide(now, read, &response, reading, body, took);
     }
 
-    /// Read `i` takes its answer, `response` as `reading` says; `took`: a token was taken from
+    /// `read` takes its answer, `response` as `reading` says; `took`: a token was taken from
     /// the shared purse for it, to be given back if it does not retry.
     fn decide(
         &mut self,
         now: Duration,
-        i: usize,
+        read: ReadId,
         response: &Response,
         reading: Reading,
         body: Option<BodyProblem>,
         took: bool,
     ) {
-        let may_retry = self.ledger.may_retry(&self.reads[i].scope);
-        let entry = &mut self.reads[i];
+        let Some(entry) = self.reads.get_mut(read) else {
+            return;
+        };
+        let may_retry = self.ledger.may_retry(&entry.scope);
         let answered = matches!(entry.action.phase(), Phase::InFlight { .. });
         entry
             .action
@@ -399,14 +405,14 @@ impl Client {
         if retries {
             self.ledger.spend_retry(&entry.scope);
         } else if let Some(purse) = self.ledger.purse(&entry.scope).filter(|_| took) {
-            self.events.push(ClientEvent::GiveBack {
+            self.events.push_back(ClientEvent::GiveBack {
                 scope: entry.scope.clone(),
                 thousandths: RetryPurse::TOKEN,
                 purse,
             });
         }
-        self.moved(i);
-        self.settle(now, i);
+        self.moved(read);
+        self.settle(now, read);
     }
 
     /// `read`'s attempt failed at `now` before any answer arrived: it stops as
@@ -436,19 +442,18 @@ impl Client {
     /// The timer from [`poll_timeout`](Self::poll_timeout) fired at `now`: every read whose
     /// own timer is due takes it, in the order the reads started. Early calls change nothing.
     pub fn handle_timeout(&mut self, now: Duration) {
-        let mut i = 0;
-        while i < self.reads.len() {
-            // Read again at each turn: an earlier read's grant may have moved this one.
-            if self.reads[i]
-                .action
-                .poll_timeout()
-                .is_some_and(|t| t <= now)
-            {
-                self.reads[i].action.handle_timeout(now);
-                self.moved(i);
-                self.settle(now, i);
+        for read in self.reads.due(now, |e| e.action.poll_timeout()) {
+            let Some(entry) = self.reads.get_mut(read) else {
+                continue;
+            };
+            // Read again: an earlier read's grant may have moved this one.
+            if entry.action.poll_timeout().is_some_and(|t| t <= now) {
+                entry.action.handle_timeout(now);
+                self.moved(read);
+                self.settle(now, read);
+            } else {
+                self.moved(read);
             }
-            i += 1;
         }
     }
 
@@ -459,11 +464,11 @@ impl Client {
         if !self.ledger.handle_block(scope, block) {
             return false;
         }
-        // A scope no read of the client is on has no one to tell, and no queue.
-        match self.reads.iter().position(|e| e.scope == scope) {
-            Some(i) => {
-                self.tell(now, i, block);
-                self.settle(now, i);
+        // A scope no read of the client runs on has no one to tell, and no queue.
+        match self.ledger.any_ticket(scope) {
+            Some(ticket) => {
+                self.tell(now, ReadId(ticket), block);
+                self.settle(now, ReadId(ticket));
             }
             None => self.ledger.forget(now, scope),
         }
@@ -472,22 +477,19 @@ impl Client {
 
     /// What the driver must do next, once; `None` when there is nothing new.
     pub fn poll_event(&mut self) -> Option<ClientEvent> {
-        (!self.events.is_empty()).then(|| self.events.remove(0))
+        self.events.pop_front()
     }
 
     /// When to call [`handle_timeout`](Self::handle_timeout): the earliest timer of any read
     /// (a wait's end, an attempt's cap, a queued attempt's last start). `None` when no read
     /// runs.
     pub fn poll_timeout(&self) -> Option<Duration> {
-        self.reads
-            .iter()
-            .filter_map(|e| e.action.poll_timeout())
-            .min()
+        self.reads.earliest(|e| e.action.poll_timeout())
     }
 
     /// The read `read`: its phase, attempts, trace and report.
     pub fn read(&self, read: ReadId) -> Option<&ReadAction> {
-        self.index(read).map(|i| &self.reads[i].action)
+        self.reads.get(read).map(|e| &e.action)
     }
 
     /// What the client's ledger knows of `scope`.
@@ -518,9 +520,8 @@ impl Client {
     /// client without a stop, its place in the ledger is given back, and what the ledger
     /// learned (a `429`'s block) stays. `None`, and nothing changes, if it is not waiting.
     pub fn hand_over(&mut self, now: Duration, read: ReadId) -> Option<HandOver> {
-        let i = self.index(read)?;
-        let hand_over = self.reads[i].action.hand_over(now)?;
-        let entry = self.reads.remove(i);
+        let hand_over = self.reads.get_mut(read)?.action.hand_over(now)?;
+        let entry = self.reads.remove(read)?;
         let priority = entry.action.policy().priority();
         (self.ledger).set_place(&entry.scope, entry.id.0, Place::Unplaced, 0, priority);
         self.ledger.forget(now, &entry.scope);
@@ -531,34 +532,30 @@ impl Client {
     /// read still running is kept (`None`): leave it first. An answer for a forgotten read is
     /// ignored, so a driver forgets a read once it expects none.
     pub fn remove(&mut self, read: ReadId) -> Option<ReadAction> {
-        let i = self.index(read)?;
-        if *self.reads[i].action.phase() != Phase::Stopped {
+        if *self.reads.get(read)?.action.phase() != Phase::Stopped {
             return None;
         }
-        Some(self.reads.remove(i).action)
-    }
-
-    fn index(&self, read: ReadId) -> Option<usize> {
-        // Names are handed out in increasing order, and the reads are kept in that order.
-        self.reads.binary_search_by_key(&read, |e| e.id).ok()
+        self.reads.remove(read).map(|e| e.action)
     }
 
     /// One input to one read, then its step, its place and its scope's grants.
     fn input(&mut self, now: Duration, read: ReadId, handle: impl FnOnce(&mut ReadAction)) {
-        let Some(i) = self.index(read) else {
+        let Some(entry) = self.reads.get_mut(read) else {
             return;
         };
-        handle(&mut self.reads[i].action);
-        self.moved(i);
-        self.settle(now, i);
+        handle(&mut entry.action);
+        self.moved(read);
+        self.settle(now, read);
     }
 
-    /// Read `i` may have moved: its step (if it took one) goes to the driver, and its place to
-    /// the ledger.
-    fn moved(&mut self, i: usize) {
-        let entry = &mut self.reads[i];
+    /// `read` may have moved: its step (if it took one) goes to the driver, its place to the
+    /// ledger, and its timer to the reads' timers.
+    fn moved(&mut self, read: ReadId) {
+        let Some(entry) = self.reads.get_mut(read) else {
+            return;
+        };
         if let Some(step) = entry.action.poll_action() {
-            self.events.push(ClientEvent::Step {
+            self.events.push_back(ClientEvent::Step {
                 read: entry.id,
                 step,
             });
@@ -572,17 +569,25 @@ impl Client {
         let priority = entry.action.policy().priority();
         self.ledger
             .set_place(&entry.scope, entry.id.0, place, limit, priority);
+        let timer = entry.action.poll_timeout();
+        self.reads.timer_moved(read, timer);
     }
 
     /// Every running read on read `on`'s scope hears of its longer block, in the order they
     /// started.
-    fn tell(&mut self, now: Duration, on: usize, block: ScopeBlock) {
-        for i in 0..self.reads.len() {
-            if self.reads[i].scope == self.reads[on].scope
-                && *self.reads[i].action.phase() != Phase::Stopped
-            {
-                self.reads[i].action.handle_scope_block(now, block);
-                self.moved(i);
+    fn tell(&mut self, now: Duration, on: ReadId, block: ScopeBlock) {
+        let Some(scope) = self.reads.get(on).map(|e| e.scope.as_str()) else {
+            return;
+        };
+        // The running reads on the scope are the ones holding a place on it.
+        let ledger = &self.ledger;
+        let listed = || ledger.tickets(scope).into_iter().map(ReadId).collect();
+        for read in self.reads.in_start_order(listed, |e| e.scope == scope) {
+            if let Some(entry) = self.reads.get_mut(read) {
+                if *entry.action.phase() != Phase::Stopped {
+                    entry.action.handle_scope_block(now, block);
+                    self.moved(read);
+                }
             }
         }
     }
@@ -590,23 +595,33 @@ impl Client {
     /// After an input to read `on` at `now`: the queued reads on its scope whose turn has come
     /// start, then the ledger forgets what is no longer live (its scope, if idle, and any scope
     /// kept only until now).
-    fn settle(&mut self, now: Duration, on: usize) {
+    fn settle(&mut self, now: Duration, on: ReadId) {
         self.grant(now, on);
-        self.ledger.forget(now, &self.reads[on].scope);
+        if let Some(entry) = self.reads.get(on) {
+            self.ledger.forget(now, &entry.scope);
+        }
     }
 
     /// Every queued read on read `on`'s scope whose turn has come at `now` starts, in the order
     /// they queued.
-    fn grant(&mut self, now: Duration, on: usize) {
-        while let Some(ticket) = self.ledger.poll_grant(now, &self.reads[on].scope) {
-            match self.index(ReadId(ticket)) {
-                Some(i) => {
-                    self.reads[i].action.handle_grant(now);
-                    self.moved(i);
-                }
+    fn grant(&mut self, now: Duration, on: ReadId) {
+        loop {
+            let Some(scope) = self.reads.get(on).map(|e| e.scope.as_str()) else {
+                return;
+            };
+            let Some(ticket) = self.ledger.poll_grant(now, scope) else {
+                return;
+            };
+            if self.reads.get(ReadId(ticket)).is_none() {
                 // Cannot happen (a read holds a place only while the client has it), but a
                 // place must never be held by no one.
-                None => self.ledger.handle_attempt_ended(ticket),
+                self.ledger.handle_attempt_ended(scope, ticket);
+                continue;
+            }
+            let read = ReadId(ticket);
+            if let Some(entry) = self.reads.get_mut(read) {
+                entry.action.handle_grant(now);
+                self.moved(read);
             }
         }
     }

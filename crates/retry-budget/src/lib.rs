@@ -38,6 +38,7 @@
 //! | | `block` | a scope's block: no attempt on it starts before its end |
 //! | | `random` | the seeded random numbers jitter is drawn from |
 //! | | `scope_map` | where the ledger keeps its scopes by name: a list in a browser, a hash map on a server |
+//! | | `reads` | where a client keeps its reads by name, their timers and its events: a list in a browser, a hash map and a heap on a server |
 //! | | `body` | the body rule, and [`BodyProblem`](body::BodyProblem) |
 //! | 2, rules and parsers | `policy`, `scope_policy`, `clock` (the evidence that dates a receipt), `retry_after`, `rate_limit`; `headers` names the last three's public items |
 //! | 3, what an answer says | `response` | [`Response`], read once for the ledger and the action |
@@ -60,6 +61,7 @@ mod clock;
 mod http_date;
 mod random;
 mod rate_limit;
+mod reads;
 mod response;
 mod retry_after;
 mod scope_map;

@@ -85,18 +85,17 @@ impl RetryPurse {
     }
 }
 
-/// Whether nothing about `scope` is live at `now`, so the ledger may forget it: no read holds a
-/// place on it (`places`: in flight, queued, waiting), its block and its quota window have
-/// ended, and the app gave it no policy (a policy, and the retry purse it fills, are kept).
-/// What a forgotten scope knew no longer decides anything: the next read on it finds it open.
-fn is_idle(now: Duration, scope: &str, state: &ScopeState, places: [&Vec<Holder>; 3]) -> bool {
+/// Whether nothing about a scope is live at `now`, so the ledger may forget it: no read holds a
+/// place on it (in flight, queued, waiting), its block and its quota window have ended, and
+/// the app gave it no policy (a policy, and the retry purse it fills, are kept). What a
+/// forgotten scope knew no longer decides anything: the next read on it finds it open.
+fn is_idle(now: Duration, kept: &Kept) -> bool {
     let ended = |t: Option<Duration>| t.is_none_or(|t| t <= now);
+    let state = &kept.state;
     ended(state.block.map(|b| b.until))
         && ended(state.quota_resets)
         && state.policy == ScopePolicy::new()
-        && !places
-            .iter()
-            .any(|list| list.iter().any(|h| h.scope == scope))
+        && kept.places.0.is_empty()
 }
 
 /// Where one read stands with its scope's places in flight.
@@ -113,31 +112,59 @@ pub(crate) enum Place {
     InFlight,
 }
 
-/// A read queued for a place among its scope's requests in flight, or holding one.
+/// A read holding a place on its scope: in flight, queued or waiting.
 #[derive(Clone, Debug)]
 struct Holder {
-    scope: String,
     /// The driver's name for the read.
     ticket: u64,
+    /// Where it stands (never [`Place::Unplaced`]: such a read holds no place).
+    place: Place,
     /// The most requests in flight it may start beside (queued reads only).
     limit: u32,
     /// Which queued reads it goes before.
     priority: Priority,
 }
 
+/// The reads holding a place on one scope, in the order they took it (so the queued ones in
+/// the order they queued). Kept with the scope, so what an input to one read costs depends on
+/// the reads on its scope, not on every read the client has.
+#[derive(Clone, Debug, Default)]
+struct Places(Vec<Holder>);
+
+impl Places {
+    /// Where the read `ticket` stands.
+    fn of(&self, ticket: u64) -> Place {
+        (self.0.iter().find(|h| h.ticket == ticket)).map_or(Place::Unplaced, |h| h.place)
+    }
+
+    /// How many reads stand at `place`.
+    fn count(&self, place: Place) -> u32 {
+        let n = self.0.iter().filter(|h| h.place == place).count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+
+    /// The read `ticket` gives up its place, if it holds one.
+    fn leave(&mut self, ticket: u64, place: Place) {
+        if let Some(i) = (self.0.iter()).position(|h| h.ticket == ticket && h.place == place) {
+            self.0.remove(i);
+        }
+    }
+}
+
+/// What the ledger keeps of one scope: its state, and the reads with a place on it.
+#[derive(Clone, Debug, Default)]
+struct Kept {
+    state: ScopeState,
+    places: Places,
+}
+
 /// Every live scope's state, keyed by the scope's name (by default the API's origin). A scope
-/// is forgotten once nothing about it is live ([`forget_idle`](Self::forget_idle)), so a
-/// server whose scopes are per visitor holds only the live ones, and finding one costs the same
-/// however many there are.
+/// is forgotten once nothing about it is live ([`forget`](Self::forget)), so a server whose
+/// scopes are per visitor holds only the live ones, and finding one costs the same however
+/// many there are.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ScopeLedger {
-    scopes: ScopeMap<ScopeState>,
-    /// Every scope's queue, in the order the reads queued.
-    queue: Vec<Holder>,
-    /// The reads holding a place in flight: their attempt runs, or a place was granted.
-    in_flight: Vec<Holder>,
-    /// The reads waiting for their next attempt.
-    waiting: Vec<Holder>,
+    scopes: ScopeMap<Kept>,
 }
 
 impl ScopeLedger {
@@ -145,9 +172,6 @@ impl ScopeLedger {
     pub const fn new() -> Self {
         Self {
             scopes: ScopeMap::new(),
-            queue: Vec::new(),
-            in_flight: Vec::new(),
-            waiting: Vec::new(),
         }
     }
 
@@ -305,79 +329,49 @@ impl ScopeLedger {
         limit: u32,
         priority: Priority,
     ) {
-        if place != self.place(ticket) {
-            self.handle_dequeue(ticket);
-            self.handle_attempt_ended(ticket);
-            self.waiting.retain(|h| h.ticket != ticket);
-            match place {
-                Place::Queued => self.handle_queue(scope, ticket, limit, priority),
-                Place::InFlight => self.handle_attempt_started(scope, ticket),
-                Place::Waiting => self.waiting.push(Holder {
-                    scope: scope.to_owned(),
+        if place != self.place(scope, ticket) {
+            if let Some(kept) = self.scopes.get_mut(scope) {
+                kept.places.0.retain(|h| h.ticket != ticket);
+            }
+            if place != Place::Unplaced {
+                self.places(scope).0.push(Holder {
                     ticket,
-                    limit: 0,
+                    place,
+                    limit,
                     priority,
-                }),
-                Place::Unplaced => {}
+                });
             }
         }
     }
 
-    /// Where the read `ticket` stands.
-    pub(crate) fn place(&self, ticket: u64) -> Place {
-        let has = |list: &[Holder]| list.iter().any(|h| h.ticket == ticket);
-        if has(&self.in_flight) {
-            Place::InFlight
-        } else if has(&self.queue) {
-            Place::Queued
-        } else if has(&self.waiting) {
-            Place::Waiting
-        } else {
-            Place::Unplaced
+    /// Where the read `ticket` on `scope` stands.
+    pub(crate) fn place(&self, scope: &str, ticket: u64) -> Place {
+        self.scopes
+            .get(scope)
+            .map_or(Place::Unplaced, |kept| kept.places.of(ticket))
+    }
+
+    /// One read holding a place on `scope`, if any does (one running on it).
+    pub(crate) fn any_ticket(&self, scope: &str) -> Option<u64> {
+        Some(self.scopes.get(scope)?.places.0.first()?.ticket)
+    }
+
+    /// The reads holding a place on `scope` (in flight, queued or waiting): every running read
+    /// on it, in no particular order.
+    pub(crate) fn tickets(&self, scope: &str) -> Vec<u64> {
+        let Some(kept) = self.scopes.get(scope) else {
+            return Vec::new();
+        };
+        kept.places.0.iter().map(|h| h.ticket).collect()
+    }
+
+    /// The read `ticket` on `scope` no longer holds a place in flight: its request was
+    /// answered, failed or was aborted, or a place [`poll_grant`](Self::poll_grant) granted
+    /// went unused. Nothing happens if it holds none.
+    pub(crate) fn handle_attempt_ended(&mut self, scope: &str, ticket: u64) {
+        if let Some(kept) = self.scopes.get_mut(scope) {
+            kept.places.leave(ticket, Place::InFlight);
         }
-    }
-
-    /// The read `ticket`'s attempt on `scope` started without queueing (its read has no
-    /// in-flight limit): it counts in flight until
-    /// [`handle_attempt_ended`](Self::handle_attempt_ended).
-    pub(crate) fn handle_attempt_started(&mut self, scope: &str, ticket: u64) {
-        self.in_flight.push(Holder {
-            scope: scope.to_owned(),
-            ticket,
-            limit: 0,
-            priority: Priority::Interactive,
-        });
-    }
-
-    /// The read `ticket` no longer holds a place in flight: its request was answered, failed
-    /// or was aborted, or a place [`poll_grant`](Self::poll_grant) granted went unused. Nothing
-    /// happens if it holds none.
-    pub(crate) fn handle_attempt_ended(&mut self, ticket: u64) {
-        self.in_flight.retain(|h| h.ticket != ticket);
-    }
-
-    /// The read the driver calls `ticket` queues on `scope` for a place among at most `limit`
-    /// requests in flight ([`Step::Queue`](super::Step::Queue)), behind every read of its
-    /// `priority` or a higher one.
-    pub(crate) fn handle_queue(
-        &mut self,
-        scope: &str,
-        ticket: u64,
-        limit: u32,
-        priority: Priority,
-    ) {
-        self.queue.push(Holder {
-            scope: scope.to_owned(),
-            ticket,
-            limit,
-            priority,
-        });
-    }
-
-    /// The read `ticket` leaves the queue (it stopped, or waits for a block); nothing happens
-    /// if it is not queued.
-    pub(crate) fn handle_dequeue(&mut self, ticket: u64) {
-        self.queue.retain(|h| h.ticket != ticket);
     }
 
     /// The queued read on `scope` whose turn has come at `now`, if any: the first in the
@@ -389,24 +383,30 @@ impl ScopeLedger {
         if self.poll_block(now, scope).is_some() {
             return None;
         }
+        let places = &mut self.scopes.get_mut(scope)?.places;
         // The first to queue among the scope's reads of the highest priority queued.
-        let i = (self.queue.iter().enumerate())
-            .filter(|(_, h)| h.scope == scope)
+        let first = (places.0.iter_mut().enumerate())
+            .filter(|(_, h)| h.place == Place::Queued)
             .min_by_key(|(i, h)| (h.priority, *i))?
-            .0;
-        if self.state(scope).in_flight >= self.queue[i].limit {
+            .1;
+        let (ticket, limit) = (first.ticket, first.limit);
+        if places.count(Place::InFlight) >= limit {
             return None;
         }
-        let granted = self.queue.remove(i);
-        let ticket = granted.ticket;
-        self.in_flight.push(granted);
+        places.0.retain(|h| h.ticket != ticket);
+        places.0.push(Holder {
+            ticket,
+            place: Place::InFlight,
+            limit: 0,
+            priority: Priority::Interactive,
+        });
         Some(ticket)
     }
 
     /// Every scope blocked past `now`, with its block, in no particular order.
     pub(crate) fn running_blocks(&self, now: Duration) -> impl Iterator<Item = (&str, ScopeBlock)> {
         (self.scopes.iter())
-            .filter_map(move |(scope, state)| Some((scope, state.block?)))
+            .filter_map(move |(scope, kept)| Some((scope, kept.state.block?)))
             .filter(move |(_, block)| block.until > now)
     }
 
@@ -414,10 +414,7 @@ impl ScopeLedger {
     /// touched, and the scopes kept only until a time that has passed (a block's end, a quota
     /// window's reset).
     pub(crate) fn forget(&mut self, now: Duration, scope: &str) {
-        let places = [&self.in_flight, &self.queue, &self.waiting];
-        (self.scopes).forget(now, scope, |scope, state| {
-            is_idle(now, scope, state, places)
-        });
+        (self.scopes).forget(now, scope, |_, kept| is_idle(now, kept));
     }
 
     /// How many scopes the ledger holds now.
@@ -440,30 +437,36 @@ impl ScopeLedger {
             return true;
         }
         self.policy(scope).in_flight_limit().is_some_and(|limit| {
-            let ahead = (self.queue.iter()).any(|h| h.scope == scope && h.priority <= priority);
-            ahead || self.state(scope).in_flight >= limit
+            let state = self.state(scope);
+            let ahead = (self.scopes.get(scope)).is_some_and(|kept| {
+                (kept.places.0.iter()).any(|h| h.place == Place::Queued && h.priority <= priority)
+            });
+            ahead || state.in_flight >= limit
         })
     }
 
     /// What the ledger knows of `scope`.
     pub(crate) fn state(&self, scope: &str) -> ScopeState {
-        let count = |list: &[Holder]| {
-            let n = list.iter().filter(|h| h.scope == scope).count();
-            u32::try_from(n).unwrap_or(u32::MAX)
+        let Some(kept) = self.scopes.get(scope) else {
+            return ScopeState::default();
         };
         ScopeState {
-            in_flight: count(&self.in_flight),
-            queued: count(&self.queue),
-            waiting: count(&self.waiting),
-            ..self.find(scope).copied().unwrap_or_default()
+            in_flight: kept.places.count(Place::InFlight),
+            queued: kept.places.count(Place::Queued),
+            waiting: kept.places.count(Place::Waiting),
+            ..kept.state
         }
     }
 
     fn find(&self, scope: &str) -> Option<&ScopeState> {
-        self.scopes.get(scope)
+        self.scopes.get(scope).map(|kept| &kept.state)
     }
 
     fn entry(&mut self, scope: &str) -> &mut ScopeState {
-        self.scopes.entry(scope)
+        &mut self.scopes.entry(scope).state
+    }
+
+    fn places(&mut self, scope: &str) -> &mut Places {
+        &mut self.scopes.entry(scope).places
     }
 }

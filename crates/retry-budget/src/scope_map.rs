@@ -31,6 +31,13 @@ mod in_order {
             self.0.iter().find(|(s, _)| s == scope).map(|(_, st)| st)
         }
 
+        pub(crate) fn get_mut(&mut self, scope: &str) -> Option<&mut V> {
+            self.0
+                .iter_mut()
+                .find(|(s, _)| s == scope)
+                .map(|(_, st)| st)
+        }
+
         /// The scope's state, made empty if it had none.
         pub(crate) fn entry(&mut self, scope: &str) -> &mut V {
             let i = match self.0.iter().position(|(s, _)| s == scope) {
@@ -99,6 +106,10 @@ mod by_hash {
 
         pub(crate) fn get(&self, scope: &str) -> Option<&V> {
             self.scopes.get(scope)
+        }
+
+        pub(crate) fn get_mut(&mut self, scope: &str) -> Option<&mut V> {
+            self.scopes.get_mut(scope)
         }
 
         /// The scope's state, made empty if it had none.

@@ -1418,11 +1418,17 @@ fn queued(at: Duration, limit: u32, budget: u64) -> ReadAction {
 fn the_ledger_grants_places_in_flight_in_the_order_reads_queued() {
     let mut ledger = ScopeLedger::new();
     // One read without a limit is in flight: its request counts.
-    ledger.handle_attempt_started(API, 0);
+    ledger.set_place(API, 0, Place::InFlight, 0, Priority::Interactive);
     for ticket in [1, 2, 3] {
-        ledger.handle_queue(API, ticket, 2, Priority::Interactive);
+        ledger.set_place(API, ticket, Place::Queued, 2, Priority::Interactive);
     }
-    ledger.handle_queue("https://other.example.com", 9, 1, Priority::Interactive);
+    ledger.set_place(
+        "https://other.example.com",
+        9,
+        Place::Queued,
+        1,
+        Priority::Interactive,
+    );
     assert_eq!(ledger.state(API).queued, 3);
     // One place is left under the limit of 2: the first to queue takes it.
     assert_eq!(ledger.poll_grant(T0, API), Some(1));
@@ -1431,18 +1437,18 @@ fn the_ledger_grants_places_in_flight_in_the_order_reads_queued() {
     // Another scope is not held by this one.
     assert_eq!(ledger.poll_grant(T0, "https://other.example.com"), Some(9));
     // Read 2 leaves the queue; when a request ends, read 3 is next.
-    ledger.handle_dequeue(2);
-    ledger.handle_dequeue(2);
-    assert_eq!(ledger.place(2), Place::Unplaced);
-    ledger.handle_attempt_ended(0);
-    ledger.handle_attempt_ended(0);
+    ledger.set_place(API, 2, Place::Unplaced, 0, Priority::Interactive);
+    ledger.set_place(API, 2, Place::Unplaced, 0, Priority::Interactive);
+    assert_eq!(ledger.place(API, 2), Place::Unplaced);
+    ledger.handle_attempt_ended(API, 0);
+    ledger.handle_attempt_ended(API, 0);
     assert_eq!(ledger.poll_grant(T0, API), Some(3));
-    assert_eq!(ledger.place(3), Place::InFlight);
+    assert_eq!(ledger.place(API, 3), Place::InFlight);
     assert_eq!(ledger.poll_grant(T0, API), None);
     assert_eq!(ledger.state(API).queued, 0);
     // A blocked scope grants nothing until the block ends.
-    ledger.handle_attempt_ended(1);
-    ledger.handle_queue(API, 4, 2, Priority::Interactive);
+    ledger.handle_attempt_ended(API, 1);
+    ledger.set_place(API, 4, Place::Queued, 2, Priority::Interactive);
     let refused = Response::new(429).retry_after("5");
     ledger.hear(T0, &refused);
     assert_eq!(ledger.poll_grant(T0 + s(4), API), None);
@@ -1452,12 +1458,12 @@ fn the_ledger_grants_places_in_flight_in_the_order_reads_queued() {
 #[test]
 fn a_strict_queue_never_lets_a_later_read_pass_the_first() {
     let mut ledger = ScopeLedger::new();
-    ledger.handle_attempt_started(API, 0);
+    ledger.set_place(API, 0, Place::InFlight, 0, Priority::Interactive);
     // The first may start beside none in flight; the second beside one, but it queued later.
-    ledger.handle_queue(API, 1, 1, Priority::Interactive);
-    ledger.handle_queue(API, 2, 2, Priority::Interactive);
+    ledger.set_place(API, 1, Place::Queued, 1, Priority::Interactive);
+    ledger.set_place(API, 2, Place::Queued, 2, Priority::Interactive);
     assert_eq!(ledger.poll_grant(T0, API), None);
-    ledger.handle_attempt_ended(0);
+    ledger.handle_attempt_ended(API, 0);
     assert_eq!(ledger.poll_grant(T0, API), Some(1));
     // Once the first has started, the second's own limit of 2 lets it start beside it.
     assert_eq!(ledger.poll_grant(T0, API), Some(2));
@@ -2530,4 +2536,60 @@ fn every_event_of_a_trace_reads_back_as_it_was_handed_over() {
         parse_trace("retry-budget trace 1;0:nap"),
         Err(HandOverError::Field("trace"))
     );
+}
+
+/// Two reads on scopes of their own, started at 0 s and each answered `429` at 1 s: the first
+/// asking `first` seconds, the second `second`.
+fn two_waiting_reads(first: &str, second: &str) -> (Client, ReadId, ReadId) {
+    let mut client = Client::new();
+    let policy = RetryPolicy::new().with_budget(s(20));
+    let a = client.handle_start(s(0), "https://a.example.com", policy.clone(), 0);
+    let b = client.handle_start(s(0), "https://b.example.com", policy, 0);
+    let (a, b) = (a.unwrap(), b.unwrap());
+    client.handle_response(
+        s(1),
+        a,
+        &Response::new(429).retry_after(first),
+        None,
+        Ok(()),
+    );
+    client.handle_response(
+        s(1),
+        b,
+        &Response::new(429).retry_after(second),
+        None,
+        Ok(()),
+    );
+    events(&mut client);
+    (client, a, b)
+}
+
+#[test]
+fn timers_due_at_one_instant_fire_in_the_order_the_reads_started_whatever_their_time() {
+    // The second read's wait ends first; both are due at 6 s.
+    let (mut client, a, b) = two_waiting_reads("5", "3");
+    assert_eq!(client.poll_timeout(), Some(s(4)));
+    client.handle_timeout(s(6));
+    let started: Vec<ReadId> = (events(&mut client).into_iter())
+        .filter_map(|e| match e {
+            ClientEvent::Step {
+                read,
+                step: Step::StartAttempt { .. },
+            } => Some(read),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started, [a, b]);
+}
+
+#[test]
+fn the_next_timer_is_a_live_reads_never_one_handed_over_or_removed() {
+    let (mut client, a, b) = two_waiting_reads("2", "9");
+    assert_eq!(client.poll_timeout(), Some(s(3)));
+    // The first read leaves with its wait: its timer is not the client's any more.
+    assert!(client.hand_over(s(2), a).is_some());
+    assert_eq!(client.poll_timeout(), Some(s(10)));
+    client.handle_leave(s(2), b);
+    assert!(client.remove(b).is_some());
+    assert_eq!(client.poll_timeout(), None);
 }
