@@ -29,6 +29,7 @@ use super::action::{Phase, ReadAction, Step};
 use super::block::{blocks_scope, BlockCause, ScopeBlock};
 use super::body::BodyProblem;
 use super::policy::{is_success, PolicyError, RetryPolicy};
+pub use super::reads::ReadId;
 use super::reads::{Events, Reads};
 use super::report::TransportFailure;
 use super::response::Reading;
@@ -37,10 +38,6 @@ use super::scope::{Place, RetryPurse, ScopeLedger, ScopeState, TokenTaken};
 use super::scope_policy::{ScopePolicy, ScopePolicyError};
 use super::wait::WaitReason;
 use super::wire::HandOver;
-
-/// The client's name for one read, unique for as long as the client lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ReadId(u64);
 
 /// What the driver must do, in the order the client decided it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,7 +10,9 @@
 
 use std::time::Duration;
 
-use super::client::ReadId;
+/// The client's name for one read, unique for as long as the client lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ReadId(pub(crate) u64);
 
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) use by_hash::{Events, Reads};
