@@ -4,7 +4,7 @@
 //! it came to is written into the page's shared context as the read's part, and the read's
 //! views, held by `<ReadSuspense>` until then, show that part as the browser will read it back.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -189,8 +189,29 @@ async fn a_wait_past_the_renders_hold_is_handed_to_the_browser() {
 async fn a_read_the_server_may_not_make_is_refused_in_the_render_and_nothing_is_sent() {
     executor();
     let run = Run::of("loads").await;
-    // Another origin than the one the client may read: refused before anything is sent.
-    let Rendered { html, part } = render(&run, "http://127.0.0.1:9", RetryPolicy::new()).await;
+    // Another origin than the one the client may read: refused before anything is sent, and
+    // said in the server's log by the origin, never the path.
+    let buffer = Arc::new(Mutex::new(Vec::new()));
+    let sink = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_ansi(false)
+        .with_writer(move || Sink(sink.clone()))
+        .finish();
+    let rendered = {
+        let _default = tracing::subscriber::set_default(subscriber);
+        render(&run, "http://127.0.0.1:9", RetryPolicy::new()).await
+    };
+    let said = String::from_utf8(buffer.lock().unwrap().clone()).unwrap();
+    let refused: Vec<&str> = (said.lines())
+        .filter(|l| l.contains("WARN") && l.contains("not sent from the server"))
+        .collect();
+    assert_eq!(refused.len(), 1, "{said}");
+    assert!(refused[0].contains(&run.origin), "{said}");
+    assert!(
+        !said.contains("/palettes"),
+        "the path reached the log: {said}"
+    );
+    let Rendered { html, part } = rendered;
     assert!(html.contains("other: Refused"), "{html}");
     assert!(html.contains("<p>0 events</p>"), "{html}");
     assert!(
@@ -217,4 +238,17 @@ async fn a_stop_in_the_render_says_the_contracts_words() {
         assert!(html.contains(words), "{words:?} is not in {html}");
     }
     assert_eq!(run.reached().await, 1, "no retry was sent");
+}
+
+/// Where a test's subscriber writes.
+struct Sink(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

@@ -66,8 +66,8 @@ impl Default for ShareOptions {
     }
 }
 
-/// What a share says of Redis, once each time it changes (by default as a line on standard
-/// error, the server's log; see [`RedisShare::on_status`]).
+/// What a share says of Redis, once each time it changes: through `tracing` (away a `WARN`,
+/// back an `INFO`), and to [`RedisShare::on_status`]'s callback where the app gives one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ShareStatus {
     /// Redis cannot be used: the process reads with its own ledger until it can.
@@ -162,8 +162,8 @@ impl RedisShare {
         })
     }
 
-    /// Says what happens to Redis through `tell` instead of standard error. Once, before the
-    /// first call to Redis.
+    /// Says what happens to Redis through `tell` too, beside `tracing`. Once, before the first
+    /// call to Redis.
     pub fn on_status(&self, tell: impl Fn(&ShareStatus) + Send + Sync + 'static) {
         let _ = self.inner.on_status.set(Box::new(tell));
     }
@@ -189,10 +189,23 @@ impl RedisShare {
 }
 
 impl Inner {
+    /// Says `status` through `tracing` (Redis away a `WARN`, back an `INFO`, naming its host
+    /// and port, never its URL), and to the app's own callback if it gave one.
     fn tell(&self, status: &ShareStatus) {
-        match self.on_status.get() {
-            Some(tell) => tell(status),
-            None => eprintln!("{status}"),
+        match status {
+            ShareStatus::Away(why) => tracing::warn!(
+                redis = %self.place,
+                error = %why,
+                "Redis away: this process reads with its own ledger until it answers"
+            ),
+            ShareStatus::Back { republished, .. } => tracing::info!(
+                redis = %self.place,
+                republished,
+                "Redis back: sharing again, running blocks published again"
+            ),
+        }
+        if let Some(tell) = self.on_status.get() {
+            tell(status);
         }
     }
 

@@ -431,3 +431,64 @@ async fn renders_that_meet_a_silent_redis_together_each_wait_at_most_the_timeout
     }
     assert!(started.elapsed() < Duration::from_millis(500));
 }
+
+#[tokio::test]
+async fn redis_away_and_back_are_said_through_tracing_by_host_and_port() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("redis://127.0.0.1:{port}/");
+    let options = ShareOptions::new().with_retry_every(Duration::from_millis(50));
+    let share = RedisShare::open(&url, options).unwrap();
+    // This runtime's one thread runs the share's task that asks for Redis again, so the
+    // subscriber set here sees what that task says.
+    let buffer = Arc::new(Mutex::new(Vec::new()));
+    let sink = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_ansi(false)
+        .with_writer(move || Sink(sink.clone()))
+        .finish();
+    let _default = tracing::subscriber::set_default(subscriber);
+    share.connect().await.unwrap_err();
+    let redis = Redis::on(port).await;
+    let said = || String::from_utf8(buffer.lock().unwrap().clone()).unwrap();
+    let started = Instant::now();
+    while !said().contains("Redis back") {
+        assert!(started.elapsed() < Duration::from_secs(2), "{}", said());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let said = said();
+    let place = format!("redis=127.0.0.1:{port}");
+    let away: Vec<&str> = (said.lines())
+        .filter(|l| l.contains("Redis away"))
+        .collect();
+    assert_eq!(away.len(), 1, "{said}");
+    assert!(
+        away[0].contains("WARN") && away[0].contains(&place),
+        "{said}"
+    );
+    let back: Vec<&str> = (said.lines())
+        .filter(|l| l.contains("Redis back"))
+        .collect();
+    assert!(
+        back[0].contains("INFO") && back[0].contains(&place),
+        "{said}"
+    );
+    assert!(!said.contains("redis://"), "the URL was written: {said}");
+    drop(redis);
+}
+
+/// Where a test's subscriber writes.
+struct Sink(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

@@ -217,7 +217,7 @@ impl Client {
     {
         request.validate_on_server()?;
         policy.validate()?;
-        let origin = self.shared.allowed.check(request.url())?;
+        let origin = self.allowed().check(request.url())?;
         let scope = policy.scope().map_or(origin, str::to_owned);
         let hold_until = self.shared.now().saturating_add(policy.server_hold());
         let span = observe::read_span(&scope);

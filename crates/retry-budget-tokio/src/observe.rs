@@ -4,7 +4,7 @@
 //! URL past its scope, its headers or a body is ever written: a scope is an origin or the
 //! app's name for it.
 //!
-//! Levels: a stop without data, a block learned, and a read refused are `WARN`; a wait
+//! Levels: a stop without data and a block learned are `WARN`; a wait
 //! planned, a hand-over, a block taken from another process and a stop with data are `INFO`;
 //! each attempt, answer and queue is `DEBUG`.
 

@@ -114,7 +114,7 @@ fn text<T: serde::Serialize>(
             }
             .to_string(),
             Err(e) => {
-                leptos::logging::warn!("a budgeted read's data cannot be handed over: {e}");
+                tracing::warn!(error = %e, "a budgeted read's data cannot be handed over");
                 not_read()
             }
         },
@@ -132,7 +132,7 @@ fn text<T: serde::Serialize>(
         }
         .to_string(),
         Err(refused) => {
-            leptos::logging::warn!("a budgeted read was not sent from the server: {refused}");
+            tracing::warn!(error = %refused, "a budgeted read was not sent from the server");
             wire::Part::Refused.to_string()
         }
     }
