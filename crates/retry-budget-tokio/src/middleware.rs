@@ -6,8 +6,10 @@
 use std::sync::{Mutex, PoisonError};
 
 use http::Extensions;
+use reqwest::header::CONTENT_LENGTH;
 use reqwest::{Method, Request, Response};
 use reqwest_middleware::{Middleware, Next};
+use retry_budget::body::LimitedBody;
 use retry_budget::policy::is_success;
 use retry_budget::request::ReadRequest;
 use retry_budget::{RetryPolicy, StopReport, TraceEvent};
@@ -48,8 +50,9 @@ use crate::error::ReadError;
 ///   [`RetryPolicy`] in its extensions (`RequestBuilder::with_extension`). Its scope, or the
 ///   URL's origin, is the ledger's scope.
 /// - **What comes back.** The first `2xx` response, its body unread (the app reads it, as it
-///   would without the budget: the policy's body limit is not applied here), with a
-///   [`ReadRecord`] in its extensions. A read that stops without one is a
+///   would without the budget), with a [`ReadRecord`] in its extensions. One whose
+///   `Content-Length` is past the policy's body limit stops the read, not retried (the core's
+///   body rule, before a byte is read); a body with no length declared is the app's to bound. A read that stops without one is a
 ///   [`Stopped`] error, holding the last response it had. A request refused before anything is
 ///   sent (its URL's origin, its policy) is a [`ReadError`].
 /// - **Time.** The policy's attempt cap ends an attempt that has no response headers by then
@@ -124,6 +127,7 @@ impl Middleware for Budget {
         // go as the app set them, already valid, and are never copied into a trace.
         let read = ReadRequest::get(request.url().as_str());
         let allowed = self.client.allowed();
+        let limit = policy.max_body_bytes();
         let last = Mutex::new(None);
         // Each attempt owns what it sends: a copy of the request, of the rest of the chain and
         // of the extensions (what a later middleware puts in them stays with its attempt).
@@ -140,6 +144,14 @@ impl Middleware for Budget {
                 allowed.check(response.url().as_str())?;
                 let answer = core_response(&response);
                 if is_success(answer.status) {
+                    // The body is the app's to read; the core's body rule refuses what it
+                    // declares past the limit, as it does before reading a byte.
+                    let length = response.headers().get(CONTENT_LENGTH);
+                    let length = length.map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                    if let Err(problem) = LimitedBody::new(limit, length.as_deref()) {
+                        *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(response);
+                        return Ok(Answer::Response(answer, Some(Err(problem))));
+                    }
                     Ok(Answer::Response(answer, Some(Ok(response))))
                 } else {
                     *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(response);

@@ -5,15 +5,17 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use reqwest_middleware::ClientWithMiddleware;
-use retry_budget::report::Overrun;
+use retry_budget::body::BodyProblem;
+use retry_budget::report::{OutcomeKind, Overrun};
 use retry_budget::Outcome;
 use retry_budget_tokio::{
-    AllowedOrigins, Budget, Client, OriginError, ReadError, ReadRecord, ReadRequest, Stopped,
+    AllowedOrigins, Budget, Client, OriginError, ReadError, ReadRecord, ReadRequest, ScopePolicy,
+    Stopped,
 };
 use serde_json::Value;
 
 mod support;
-use support::{answering, policy, reached, run, serve};
+use support::{answering, futures_join_all, json, policy, reached, run, serve, slow_limiter};
 
 /// `http` under a budget of `client`'s ledger and the tests' policy.
 fn budgeted(client: &Client, http: reqwest::Client) -> ClientWithMiddleware {
@@ -193,4 +195,61 @@ async fn the_middleware_and_the_clients_own_reads_share_one_ledger() {
         other => panic!("{other:?}"),
     }
     assert_eq!(reached(&quick).await, Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn the_scopes_in_flight_limit_holds_for_the_middlewares_reads() {
+    let origin = serve().await;
+    let base = slow_limiter(&origin).await;
+    let client = client(&origin);
+    let one_at_a_time = ScopePolicy::new()
+        .with_in_flight_limit(1)
+        .with_max_waiting(2);
+    client.scope_policy(&origin, one_at_a_time).unwrap();
+    let http = budgeted(&client, reqwest::Client::new());
+    let url = format!("{base}/palettes?collection=coast");
+    let sends: Vec<_> = (0..4).map(|_| http.get(&url).send()).collect();
+    let outcomes: Vec<OutcomeKind> = (futures_join_all(sends).await.iter())
+        .map(|r| match r {
+            Ok(response) => {
+                let record = response.extensions().get::<ReadRecord>().unwrap();
+                record.report.outcome.kind()
+            }
+            Err(e) => stopped(e).record.report.outcome.kind(),
+        })
+        .collect();
+    // One in flight, two queued behind it, and the fourth turned away before any request.
+    assert_eq!(
+        outcomes,
+        [
+            OutcomeKind::Succeeded,
+            OutcomeKind::Succeeded,
+            OutcomeKind::Succeeded,
+            OutcomeKind::BudgetExhausted
+        ]
+    );
+    let log = json(reqwest::Client::new().get(&base)).await;
+    let in_flight: Vec<u64> = (log["requests"].as_array().unwrap().iter())
+        .map(|r| r["in_flight"].as_u64().unwrap())
+        .collect();
+    assert_eq!(in_flight, [1, 1, 1], "one at a time, three requests");
+}
+
+#[tokio::test]
+async fn a_2xx_whose_declared_length_is_past_the_limit_stops_unread() {
+    let big = "HTTP/1.1 200 OK\r\ncontent-length: 200000\r\nconnection: close\r\n\r\n";
+    let (origin, count) = answering(big.to_owned()).await;
+    let small = Budget::new(client(&origin), policy().with_max_body_bytes(1000));
+    let http = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+        .with(small)
+        .build();
+    let error = http.get(format!("{origin}/items")).send().await.unwrap_err();
+    let stop = stopped(&error);
+    assert_eq!(
+        stop.record.report.outcome,
+        Outcome::UnreadableResponse(BodyProblem::TooLarge { limit: 1000 })
+    );
+    // Not retried; the response is the app's, its body unread.
+    assert_eq!(stop.last.as_ref().map(|r| r.status().as_u16()), Some(200));
+    assert_eq!(count.load(Ordering::SeqCst), 1);
 }

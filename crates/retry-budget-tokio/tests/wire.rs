@@ -12,7 +12,7 @@ use retry_budget_tokio::{AllowedOrigins, Client, OriginError, ReadError, Served}
 use serde_json::Value;
 
 mod support;
-use support::{answering, json, policy, reached, run, serve};
+use support::{answering, futures_join_all, json, policy, reached, run, serve, slow_limiter};
 
 /// How a read of `url` under `policy` stopped; it must stop, not load or be refused.
 async fn stop_of(client: &Client, url: &str, policy: RetryPolicy) -> retry_budget::StopReport {
@@ -191,38 +191,6 @@ async fn the_scopes_in_flight_limit_holds_across_reads_and_past_its_cap_a_read_s
         .collect();
     assert_eq!(in_flight, [1, 1, 1], "one at a time, three requests");
     assert_eq!(client.known_scopes(), 1, "the scope keeps its policy");
-}
-
-/// A limiter of the scenario API that holds every answer 300 ms (reads that went at once would
-/// overlap at it), with room for 100; its base URL.
-async fn slow_limiter(origin: &str) -> String {
-    let made = json(reqwest::Client::new().post(format!(
-        "{origin}/limits?quota=100&window_s=60&answer_ms=300"
-    )))
-    .await;
-    format!("{origin}{}", made["base"].as_str().unwrap())
-}
-
-/// Polls the futures together, in this task, and gives their outputs in order.
-async fn futures_join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
-    let mut futures: Vec<_> = futures.into_iter().map(Box::pin).collect();
-    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        for (future, output) in futures.iter_mut().zip(outputs.iter_mut()) {
-            if output.is_none() {
-                if let std::task::Poll::Ready(o) = future.as_mut().poll(cx) {
-                    *output = Some(o);
-                }
-            }
-        }
-        if outputs.iter().all(Option::is_some) {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
-        }
-    })
-    .await;
-    outputs.into_iter().flatten().collect()
 }
 
 #[tokio::test]

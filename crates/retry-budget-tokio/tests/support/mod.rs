@@ -100,3 +100,35 @@ pub async fn answering(answer: String) -> (String, Arc<AtomicUsize>) {
     });
     (origin, count)
 }
+
+/// A limiter of the scenario API that holds every answer 300 ms (reads that went at once would
+/// overlap at it), with room for 100; its base URL.
+pub async fn slow_limiter(origin: &str) -> String {
+    let made = json(reqwest::Client::new().post(format!(
+        "{origin}/limits?quota=100&window_s=60&answer_ms=300"
+    )))
+    .await;
+    format!("{origin}{}", made["base"].as_str().unwrap())
+}
+
+/// Polls the futures together, in this task, and gives their outputs in order.
+pub async fn futures_join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut futures: Vec<_> = futures.into_iter().map(Box::pin).collect();
+    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        for (future, output) in futures.iter_mut().zip(outputs.iter_mut()) {
+            if output.is_none() {
+                if let std::task::Poll::Ready(o) = future.as_mut().poll(cx) {
+                    *output = Some(o);
+                }
+            }
+        }
+        if outputs.iter().all(Option::is_some) {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+    outputs.into_iter().flatten().collect()
+}
