@@ -116,3 +116,25 @@ fn the_readmes_server_excerpts_are_the_examples_code() {
         }
     }
 }
+
+/// The README's middleware excerpt is the tokio crate's README example, which its doc tests
+/// compile: each line of it is there, in the same order.
+#[test]
+fn the_readmes_middleware_excerpt_is_the_tokio_crates_compiled_example() {
+    let section = README
+        .split("## In any Rust server")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the README has its section");
+    let excerpt = (section.split("```rust,ignore\n").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("the section has its excerpt");
+    let example = include_str!("../crates/retry-budget-tokio/README.md");
+    let mut lines = example.lines().map(str::trim);
+    for wanted in excerpt.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        assert!(
+            lines.any(|line| line == wanted),
+            "{wanted:?} is not in crates/retry-budget-tokio/README.md (in this order)"
+        );
+    }
+}

@@ -109,7 +109,8 @@ fn stopped(span: &Span, report: &StopReport) {
     if outcome == retry_budget::report::OutcomeKind::Succeeded {
         info!(parent: span, %outcome, attempts = report.attempts, waited_ms, "read stopped");
     } else {
-        let message = report.message().to_string();
+        // The report's lines as one, so a log line holds the whole stop.
+        let message = report.message().to_string().replace('\n', " ");
         warn!(parent: span, %outcome, attempts = report.attempts, waited_ms, %message, "read stopped");
     }
 }

@@ -243,7 +243,11 @@ async fn a_2xx_whose_declared_length_is_past_the_limit_stops_unread() {
     let http = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
         .with(small)
         .build();
-    let error = http.get(format!("{origin}/items")).send().await.unwrap_err();
+    let error = http
+        .get(format!("{origin}/items"))
+        .send()
+        .await
+        .unwrap_err();
     let stop = stopped(&error);
     assert_eq!(
         stop.record.report.outcome,
