@@ -76,13 +76,13 @@ test('Redis stopped halfway and started again: each replica keeps what it knows,
   await render(two);
   assert.deepEqual(await reached(api), both);
   for (const r of [one, two]) {
-    assert.equal(r.log().match(/reads with its own ledger until Redis answers/g)?.length, 1, r.log());
+    assert.equal(r.log().match(/WARN .*Redis away: this process reads with its own ledger until it answers/g)?.length, 1, r.log());
   }
   // Redis back, empty: within a second each replica says so and writes its block again, so a
   // replica started now sends nothing.
   redis = await startRedis(redis.port);
   await sleep(1000);
-  for (const r of [one, two]) assert.match(r.log(), /answers again; sharing, 1 running block/);
+  for (const r of [one, two]) assert.match(r.log(), /INFO .*Redis back: sharing again, running blocks published again .*republished=1/);
   const three = await serve(['--api', api, '--redis', redis.url]);
   assertHandedOver((await render(three)).html);
   assert.deepEqual(await reached(api), both, 'the new replica sent nothing');
@@ -95,7 +95,7 @@ test('a wrong Redis URL or an unreachable host is named at start, and the replic
   const unreachable = await serve(['--api', api, '--redis', 'redis://:hunter2@127.0.0.1:1/']);
   await sleep(300);
   assert.match(wrong.log(), /--redis: the Redis URL cannot be used: Redis URL did not parse - InvalidClientConfig; this server reads with its own ledger/);
-  assert.match(unreachable.log(), /Redis at 127\.0\.0\.1:1 cannot be used: .*reads with its own ledger/);
+  assert.match(unreachable.log(), /WARN .*Redis away: this process reads with its own ledger until it answers redis=127\.0\.0\.1:1 error=Redis at 127\.0\.0\.1:1 cannot be used: /);
   assert.doesNotMatch(unreachable.log(), /hunter2/);
   for (const r of [wrong, unreachable]) {
     assertHandedOver((await render(r)).html);

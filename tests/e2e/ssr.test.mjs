@@ -178,7 +178,15 @@ test('a 429 during the render: the HTML shows the wait, and the browser goes on 
   // Attempt 2 after the read's own 429, or attempt 1 where the other's held it back.
   assert.equal(html.match(/Attempt [12] of 3 in [123] s/g)?.length, 2, html);
   assertNoSecret(html);
-  assertFirstRender(await apiLog(url));
+  const first = await apiLog(url);
+  assertFirstRender(first);
+  // What the render's reads came to, as the server's /metrics serves it to an operator: each
+  // 429 it met, and both reads handed over.
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  const server429s = first.filter((r) => r.from === 'server' && r.status === 429).length;
+  assert.match(metrics, new RegExp(`^retry_budget_attempts_total\\{status_class="4xx"\\} ${server429s}$`, 'm'), metrics);
+  assert.match(metrics, /^retry_budget_hand_overs_total 2$/m, metrics);
+  assert.doesNotMatch(metrics, /palettes|collection/, metrics);
   await assertLive(page);
   await assertAccessible(page, 'both screens waiting, as the server left them');
   for (const screen of ['#coast', '#keyed']) {

@@ -9,6 +9,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// What is counted, through `metrics` with the feature and not at all without it: one file each.
+#[cfg_attr(feature = "metrics", path = "counts.rs")]
+#[cfg_attr(not(feature = "metrics"), path = "no_counts.rs")]
+mod counts;
 mod error;
 mod record;
 mod share;

@@ -193,11 +193,14 @@ impl Inner {
     /// and port, never its URL), and to the app's own callback if it gave one.
     fn tell(&self, status: &ShareStatus) {
         match status {
-            ShareStatus::Away(why) => tracing::warn!(
-                redis = %self.place,
-                error = %why,
-                "Redis away: this process reads with its own ledger until it answers"
-            ),
+            ShareStatus::Away(why) => {
+                crate::counts::away();
+                tracing::warn!(
+                    redis = %self.place,
+                    error = %why,
+                    "Redis away: this process reads with its own ledger until it answers"
+                );
+            }
             ShareStatus::Back { republished, .. } => tracing::info!(
                 redis = %self.place,
                 republished,

@@ -433,7 +433,7 @@ async fn renders_that_meet_a_silent_redis_together_each_wait_at_most_the_timeout
 }
 
 #[tokio::test]
-async fn redis_away_and_back_are_said_through_tracing_by_host_and_port() {
+async fn redis_away_and_back_are_said_through_tracing_by_host_and_port_and_counted() {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -451,6 +451,11 @@ async fn redis_away_and_back_are_said_through_tracing_by_host_and_port() {
         .with_writer(move || Sink(sink.clone()))
         .finish();
     let _default = tracing::subscriber::set_default(subscriber);
+    let recorder = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
+    let counted = recorder.handle();
+    let _recorder = metrics::set_default_local_recorder(&recorder);
+    share.connect().await.unwrap_err();
+    // A second failed call in the same absence is not a second one.
     share.connect().await.unwrap_err();
     let redis = Redis::on(port).await;
     let said = || String::from_utf8(buffer.lock().unwrap().clone()).unwrap();
@@ -477,6 +482,13 @@ async fn redis_away_and_back_are_said_through_tracing_by_host_and_port() {
         "{said}"
     );
     assert!(!said.contains("redis://"), "the URL was written: {said}");
+    let counted = counted.render();
+    assert!(
+        counted
+            .lines()
+            .any(|l| l == "retry_budget_redis_away_total 1"),
+        "{counted}"
+    );
     drop(redis);
 }
 

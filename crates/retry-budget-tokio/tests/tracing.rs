@@ -107,7 +107,7 @@ async fn a_read_is_a_span_with_an_event_per_decision_and_no_secret() {
 }
 
 #[tokio::test]
-async fn a_stop_without_data_and_the_block_it_met_are_warnings() {
+async fn a_stop_without_data_is_a_warning_and_the_block_it_met_is_said() {
     let origin = serve().await;
     let url = run(&origin, "far").await;
     let client = Client::new(AllowedOrigins::new([&origin]).unwrap());
@@ -123,7 +123,7 @@ async fn a_stop_without_data_and_the_block_it_met_are_warnings() {
         lines_with(
             &log,
             &[
-                "WARN",
+                "INFO",
                 "scope blocked",
                 &format!("scope=\"{origin}\""),
                 "cause=\"429\""

@@ -6,7 +6,8 @@
 //! its quota (default: spent, as if other clients had used it up); `--api-latency-ms MS` how
 //! long each answer takes; `--in-flight-limit N` the most requests the renders send the API at
 //! once (its scope's limit); `--baseline plain|classic` how the load bench's `/baseline` page
-//! reads. `GET /stats` says how many scopes the renders' ledger holds.
+//! reads. `GET /stats` says how many scopes the renders' ledger holds; `GET /metrics` what the
+//! renders' reads came to, in Prometheus text.
 
 #[cfg(feature = "ssr")]
 #[tokio::main]
@@ -23,6 +24,23 @@ async fn main() {
     use retry_budget_redis::{RedisShare, ShareOptions};
     use retry_budget_tokio::{AllowedOrigins, Client};
 
+    // What the reads and the Redis share say, on standard error: warnings (a stop without data,
+    // a block learned, Redis away), and Redis back.
+    {
+        use tracing_subscriber::{filter::Targets, fmt, prelude::*};
+        let said = Targets::new()
+            .with_target("retry_budget_redis", tracing::Level::INFO)
+            .with_default(tracing::Level::WARN);
+        tracing_subscriber::registry()
+            .with(fmt::layer().with_writer(std::io::stderr).with_ansi(false))
+            .with(said)
+            .init();
+    }
+    // What the reads come to, counted (the tokio and Redis crates' `metrics` feature) and
+    // served at `/metrics`, as an exporter an operator's Prometheus scrapes.
+    let counted = metrics_exporter_prometheus::PrometheusBuilder::new()
+        .install_recorder()
+        .expect("the first recorder of the process");
     let args = Args::read().unwrap_or_else(|e| {
         eprintln!("{e}");
         std::process::exit(2);
@@ -86,6 +104,13 @@ async fn main() {
     };
     let app = Router::new()
         .merge(api)
+        .route(
+            "/metrics",
+            axum::routing::get(move || {
+                let text = counted.render();
+                async move { text }
+            }),
+        )
         .route(
             "/stats",
             axum::routing::get(move || {

@@ -1,0 +1,3 @@
+//! Without the `metrics` feature nothing is counted.
+
+pub(crate) fn away() {}
