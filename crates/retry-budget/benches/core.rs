@@ -3,7 +3,8 @@
 //! browser runtime and the model drive it (the ledger read and told of every answer), beside a
 //! baseline of the least a hand-written loop does per answer (parse the status class and
 //! delay-seconds); then one read on a scope of its own among 1 and among 100,000 known scopes,
-//! side by side. Run by `scripts/bench.sh` (`cargo bench -p retry-budget --bench core`).
+//! side by side. First, without criterion, the cost of an input among many live reads: each on
+//! a scope of its own, and all on one scope queued behind its in-flight limit. Run by `scripts/bench.sh` (`cargo bench -p retry-budget --bench core`).
 
 #[cfg(not(target_arch = "wasm32"))]
 mod bench {
@@ -11,7 +12,7 @@ mod bench {
     use std::time::{Duration, Instant};
 
     use criterion::{Criterion, Throughput};
-    use retry_budget::{Client, ClientEvent, ReadAction, Response, RetryPolicy, Step};
+    use retry_budget::{Client, ClientEvent, ReadAction, Response, RetryPolicy, ScopePolicy, Step};
 
     const S: fn(u64) -> Duration = Duration::from_secs;
 
@@ -157,6 +158,59 @@ mod bench {
         [per(answers), per(timer), per(removals)]
     }
 
+    /// The cost per input among `n` reads on one scope whose in-flight limit is 200, as a
+    /// gateway queues its calls to one API: every read started (200 go, the rest queue), every
+    /// other queued read leaving, then each read in flight answered `200` and removed, which
+    /// grants the next in the queue. Returns the time per start, per leave, and per `200`
+    /// with its grant and removal.
+    fn queued_reads(n: u64) -> [Duration; 3] {
+        const API: &str = "https://api.example.com";
+        let mut client = Client::new();
+        let limit = ScopePolicy::new().with_in_flight_limit(200);
+        client
+            .handle_scope_policy(API, limit)
+            .expect("a valid policy");
+        let started = Instant::now();
+        let reads: Vec<_> = (0..n)
+            .map(|k| {
+                let read = client.handle_start(S(0), API, RetryPolicy::new(), k);
+                while client.poll_event().is_some() {}
+                black_box(client.poll_timeout());
+                read.expect("the SPEC's policy")
+            })
+            .collect();
+        let starts = started.elapsed();
+        let leaving: Vec<_> = reads.iter().skip(200).step_by(2).copied().collect();
+        let started = Instant::now();
+        for &read in &leaving {
+            client.handle_leave(S(1), read);
+            while client.poll_event().is_some() {}
+            black_box(client.remove(read).expect("stopped"));
+            black_box(client.poll_timeout());
+        }
+        let leaves = started.elapsed();
+        let ok = Response::new(200);
+        let staying = reads
+            .iter()
+            .take(200)
+            .chain(reads.iter().skip(201).step_by(2));
+        let staying: Vec<_> = staying.copied().collect();
+        let started = Instant::now();
+        for &read in &staying {
+            client.handle_response(S(2), read, &ok, None, Ok(()));
+            while client.poll_event().is_some() {}
+            black_box(client.remove(read).expect("granted, answered and stopped"));
+            black_box(client.poll_timeout());
+        }
+        let answers = started.elapsed();
+        let per = |d: Duration, k: usize| d / u32::try_from(k.max(1)).expect("a small n");
+        [
+            per(starts, reads.len()),
+            per(leaves, leaving.len()),
+            per(answers, staying.len()),
+        ]
+    }
+
     pub fn main() {
         // First, without criterion: what one input costs among many live reads, side by side
         // with among 1,000 (the baseline: within twice it is flat).
@@ -175,6 +229,24 @@ mod bench {
             println!("{n:>8} {:>14} {:>16} {:>18}", cell(0), cell(1), cell(2));
         }
         println!("(× is the ratio to the cost among 1,000 live reads)");
+        println!();
+        println!(
+            "the cost of one input among n reads on one scope, 200 in flight, the rest queued:"
+        );
+        println!(
+            "{:>8} {:>14} {:>16} {:>18}",
+            "reads", "started", "queued, left", "200, next granted"
+        );
+        let base = queued_reads(1_000);
+        for n in [1_000, 10_000, 40_000] {
+            let costs = if n == 1_000 { base } else { queued_reads(n) };
+            let cell = |i: usize| {
+                let ratio = costs[i].as_secs_f64() / base[i].as_secs_f64().max(1e-12);
+                format!("{:>7.2} µs {:>4.1}×", costs[i].as_secs_f64() * 1e6, ratio)
+            };
+            println!("{n:>8} {:>14} {:>16} {:>18}", cell(0), cell(1), cell(2));
+        }
+        println!("(× is the ratio to the cost among 1,000 reads)");
 
         let events = schedule_a() as u64;
         let mut c = Criterion::default().configure_from_args();

@@ -46,6 +46,7 @@
 //! | | `report` | a read's ending |
 //! | 4, records and ledger | `trace` | the trace's events |
 //! | | `words` | every sentence the user reads |
+//! | | `places` | which reads hold a place on one scope, and its queue's order: a list in a browser, a tree and counts on a server |
 //! | | `scope` | the scope ledger: what every request to one API has been told, and its queue |
 //! | | `wire/` | every text that crosses to another client: a read handed over (`hand_over`), its stop (`stop`), its trace (`trace`), all of a render's read at once (`part`), a message to another tab (`tab`) |
 //! | 5, one read | `action` | one read's state machine |
@@ -59,6 +60,7 @@ mod block;
 mod client;
 mod clock;
 mod http_date;
+mod places;
 mod random;
 mod rate_limit;
 mod reads;

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::block::blocks_scope;
 pub use super::block::{BlockCause, ScopeBlock};
+use super::places::{Place, Places, Taken};
 use super::policy::Priority;
 use super::response::Reading;
 use super::scope_map::ScopeMap;
@@ -95,60 +96,7 @@ fn is_idle(now: Duration, kept: &Kept) -> bool {
     ended(state.block.map(|b| b.until))
         && ended(state.quota_resets)
         && state.policy == ScopePolicy::new()
-        && kept.places.0.is_empty()
-}
-
-/// Where one read stands with its scope's places in flight.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) enum Place {
-    /// Neither waiting, queued nor in flight: stopped.
-    #[default]
-    Unplaced,
-    /// Waiting for its next attempt.
-    Waiting,
-    /// In the scope's queue.
-    Queued,
-    /// Holding a place in flight: its attempt runs, or [`ScopeLedger::poll_grant`] granted it.
-    InFlight,
-}
-
-/// A read holding a place on its scope: in flight, queued or waiting.
-#[derive(Clone, Debug)]
-struct Holder {
-    /// The driver's name for the read.
-    ticket: u64,
-    /// Where it stands (never [`Place::Unplaced`]: such a read holds no place).
-    place: Place,
-    /// The most requests in flight it may start beside (queued reads only).
-    limit: u32,
-    /// Which queued reads it goes before.
-    priority: Priority,
-}
-
-/// The reads holding a place on one scope, in the order they took it (so the queued ones in
-/// the order they queued). Kept with the scope, so what an input to one read costs depends on
-/// the reads on its scope, not on every read the client has.
-#[derive(Clone, Debug, Default)]
-struct Places(Vec<Holder>);
-
-impl Places {
-    /// Where the read `ticket` stands.
-    fn of(&self, ticket: u64) -> Place {
-        (self.0.iter().find(|h| h.ticket == ticket)).map_or(Place::Unplaced, |h| h.place)
-    }
-
-    /// How many reads stand at `place`.
-    fn count(&self, place: Place) -> u32 {
-        let n = self.0.iter().filter(|h| h.place == place).count();
-        u32::try_from(n).unwrap_or(u32::MAX)
-    }
-
-    /// The read `ticket` gives up its place, if it holds one.
-    fn leave(&mut self, ticket: u64, place: Place) {
-        if let Some(i) = (self.0.iter()).position(|h| h.ticket == ticket && h.place == place) {
-            self.0.remove(i);
-        }
-    }
+        && kept.places.is_empty()
 }
 
 /// What the ledger keeps of one scope: its state, and the reads with a place on it.
@@ -329,18 +277,20 @@ impl ScopeLedger {
         limit: u32,
         priority: Priority,
     ) {
-        if place != self.place(scope, ticket) {
+        if place == self.place(scope, ticket) {
+            return;
+        }
+        if place == Place::Unplaced {
             if let Some(kept) = self.scopes.get_mut(scope) {
-                kept.places.0.retain(|h| h.ticket != ticket);
+                kept.places.remove(ticket);
             }
-            if place != Place::Unplaced {
-                self.places(scope).0.push(Holder {
-                    ticket,
-                    place,
-                    limit,
-                    priority,
-                });
-            }
+        } else {
+            let taken = Taken {
+                place,
+                limit,
+                priority,
+            };
+            self.places(scope).insert(ticket, taken);
         }
     }
 
@@ -353,7 +303,7 @@ impl ScopeLedger {
 
     /// One read holding a place on `scope`, if any does (one running on it).
     pub(crate) fn any_ticket(&self, scope: &str) -> Option<u64> {
-        Some(self.scopes.get(scope)?.places.0.first()?.ticket)
+        self.scopes.get(scope)?.places.any()
     }
 
     /// The reads holding a place on `scope` (in flight, queued or waiting): every running read
@@ -362,7 +312,7 @@ impl ScopeLedger {
         let Some(kept) = self.scopes.get(scope) else {
             return Vec::new();
         };
-        kept.places.0.iter().map(|h| h.ticket).collect()
+        kept.places.tickets()
     }
 
     /// The read `ticket` on `scope` no longer holds a place in flight: its request was
@@ -370,7 +320,9 @@ impl ScopeLedger {
     /// went unused. Nothing happens if it holds none.
     pub(crate) fn handle_attempt_ended(&mut self, scope: &str, ticket: u64) {
         if let Some(kept) = self.scopes.get_mut(scope) {
-            kept.places.leave(ticket, Place::InFlight);
+            if kept.places.of(ticket) == Place::InFlight {
+                kept.places.remove(ticket);
+            }
         }
     }
 
@@ -385,21 +337,16 @@ impl ScopeLedger {
         }
         let places = &mut self.scopes.get_mut(scope)?.places;
         // The first to queue among the scope's reads of the highest priority queued.
-        let first = (places.0.iter_mut().enumerate())
-            .filter(|(_, h)| h.place == Place::Queued)
-            .min_by_key(|(i, h)| (h.priority, *i))?
-            .1;
-        let (ticket, limit) = (first.ticket, first.limit);
+        let (ticket, limit) = places.next_queued()?;
         if places.count(Place::InFlight) >= limit {
             return None;
         }
-        places.0.retain(|h| h.ticket != ticket);
-        places.0.push(Holder {
-            ticket,
+        let granted = Taken {
             place: Place::InFlight,
             limit: 0,
             priority: Priority::Interactive,
-        });
+        };
+        places.insert(ticket, granted);
         Some(ticket)
     }
 
@@ -438,9 +385,8 @@ impl ScopeLedger {
         }
         self.policy(scope).in_flight_limit().is_some_and(|limit| {
             let state = self.state(scope);
-            let ahead = (self.scopes.get(scope)).is_some_and(|kept| {
-                (kept.places.0.iter()).any(|h| h.place == Place::Queued && h.priority <= priority)
-            });
+            let ahead = (self.scopes.get(scope))
+                .is_some_and(|kept| kept.places.queued_at_or_above(priority));
             ahead || state.in_flight >= limit
         })
     }

@@ -5,7 +5,8 @@ use std::time::Duration;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-use super::scope::{Place, ScopeLedger};
+use super::places::Place;
+use super::scope::ScopeLedger;
 use super::*;
 use crate::action::{Phase, WaitReason};
 use crate::body::BodyProblem;
@@ -1467,6 +1468,32 @@ fn a_strict_queue_never_lets_a_later_read_pass_the_first() {
     assert_eq!(ledger.poll_grant(T0, API), Some(1));
     // Once the first has started, the second's own limit of 2 lets it start beside it.
     assert_eq!(ledger.poll_grant(T0, API), Some(2));
+    assert_eq!(ledger.poll_grant(T0, API), None);
+}
+
+#[test]
+fn a_read_that_queues_again_goes_behind_those_that_queued_while_it_waited() {
+    let mut ledger = ScopeLedger::new();
+    let place = |ledger: &mut ScopeLedger, ticket, place| {
+        ledger.set_place(API, ticket, place, 1, Priority::Interactive);
+    };
+    // Read 0 queued first and was granted; its answer sent it waiting for a retry.
+    place(&mut ledger, 0, Place::Queued);
+    assert_eq!(ledger.poll_grant(T0, API), Some(0));
+    place(&mut ledger, 0, Place::Waiting);
+    ledger.handle_attempt_ended(API, 0);
+    // Reads 1 and 2 queue while it waits; 1 is granted, then read 0 queues again.
+    place(&mut ledger, 1, Place::Queued);
+    place(&mut ledger, 2, Place::Queued);
+    assert_eq!(ledger.poll_grant(T0, API), Some(1));
+    place(&mut ledger, 0, Place::Queued);
+    assert_eq!((ledger.state(API).queued, ledger.state(API).waiting), (2, 0));
+    // Read 2 queued before read 0 came back: its turn comes first, whatever the names.
+    ledger.handle_attempt_ended(API, 1);
+    place(&mut ledger, 1, Place::Unplaced);
+    assert_eq!(ledger.poll_grant(T0, API), Some(2));
+    ledger.handle_attempt_ended(API, 2);
+    assert_eq!(ledger.poll_grant(T0, API), Some(0));
     assert_eq!(ledger.poll_grant(T0, API), None);
 }
 
