@@ -19,6 +19,10 @@
 #      redis-server (429s per block, requests per loaded read); the
 #      server's memory after 1,000 and after 10,000 renders; the time to the full HTML while
 #      the API answers 200, screens beside the plain fetch.
+#   7. any Rust server: this crate's reqwest middleware beside reqwest-retry (its default backoff,
+#      and tuned to 20 s / 3 attempts) and plain reqwest, over loopback against the scenario
+#      API (bench-peers): 429s asking 1, 5 and 30 s, a 503, 200s, and 100 callers for 20 s
+#      against 10 answers a second; the table in bench/README.md.
 # Installs what is missing first. Takes about 8 minutes on 2 cores once the tools are built
 # (mostly release builds and the 200 real waits, twice).
 set -euo pipefail
@@ -118,3 +122,7 @@ echo "  while the API answers 200 (no quota to speak of): the screens, then the 
 open=(--quota 1000000 --window-s 1 --first-window open --api-latency-ms 20)
 load --phase over:1000:10 -- "${open[@]}" | sed 's/^/    screens: /'
 load --path /baseline --phase over:1000:10 -- "${open[@]}" --baseline plain | sed 's/^/    plain:   /'
+
+say "7. any Rust server: the middleware beside reqwest-retry and plain reqwest (bench-peers, on loopback)"
+cargo build --locked --quiet --release -p bench-peers
+"$root/target/release/bench-peers" | sed 's/^/  /'

@@ -57,7 +57,7 @@ stage_lint() {
   say "clippy (native)"
   cargo clippy --workspace --all-targets --locked -- -D warnings
   say "clippy (wasm32)"
-  cargo clippy --workspace --exclude scenario-api --exclude retry-budget-tokio --exclude retry-budget-redis --exclude bench-load --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
+  cargo clippy --workspace --exclude scenario-api --exclude retry-budget-tokio --exclude retry-budget-redis --exclude bench-load --exclude bench-peers --all-targets --locked --target wasm32-unknown-unknown -- -D warnings
   say "clippy (the Leptos crate with ssr, its tests among it: a server's render reads)"
   cargo clippy --locked -p leptos-retry-budget --all-targets --features ssr -- -D warnings
   say "clippy (the SSR example: its server with ssr, its browser side with hydrate)"

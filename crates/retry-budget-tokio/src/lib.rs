@@ -37,7 +37,7 @@ pub use share::{LedgerShare, SharedBlock};
 #[cfg(feature = "json")]
 pub use retry_budget::body::parse_json;
 pub use retry_budget::body::BodyProblem;
-pub use retry_budget::policy::PolicyError;
+pub use retry_budget::policy::{PolicyError, Priority, StatusSet};
 pub use retry_budget::report::{self, Outcome, StopReport};
 pub use retry_budget::request::{ReadRequest, RequestError};
 pub use retry_budget::scope::{

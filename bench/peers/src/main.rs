@@ -1,0 +1,509 @@
+//! This crate's reqwest middleware (`retry_budget_tokio::Budget`, `RetryPolicy::new()`: 20 s,
+//! 3 attempts) side by side with `reqwest-retry` (its default `ExponentialBackoff` with 2
+//! retries, and one tuned to the same 20 s and 3 attempts) and plain `reqwest`, in one run,
+//! over loopback against the scenario API in this process, counted where the requests arrive.
+//! Every case gets new clients, so no ledger carries a block from one case into the next.
+//!
+//! Single reads, 20 at once, each against an API of its own:
+//! - `429, N s`: a rate limit of one answer per `N`-second window whose first window is spent,
+//!   so the first request is refused with `Retry-After: N` and the window after serves the
+//!   data; a request during the block is refused too, as a real API would.
+//! - `503`: a `503` with no delay, then the data (a scenario run: each request answered in turn).
+//! - `200`: the data at once, 200 reads (10 rounds of 20), for the time it costs.
+//!
+//! Then a limited API (10 answers a second, fixed windows, `429` with `Retry-After` to the
+//! window's end) under 100 callers, each starting at most one read a second, for `--seconds`
+//! (default 20).
+//!
+//! Columns: reads loaded; requests at the API per loaded read; requests sent during a block
+//! (after a `429` said how long and before that had passed; for the limited API, after the
+//! window's first `429` in the same window); answers delivered past the 20 s deadline; p50 and
+//! p99 time to the answer. Plain `reqwest` is the baseline.
+//!
+//! Last, 10,000 calls in flight at once through the middleware, the scope's in-flight limit
+//! 200 (`ScopePolicy`), against an API that holds each answer 100 ms; beside them the same
+//! calls through plain `reqwest` behind a 200-permit semaphore, the loop an app would write.
+//! Heap bytes are counted by this binary's allocator: before, at the most, and after.
+//!
+//! ```text
+//! cargo run --release -p bench-peers [-- --seconds 20]
+//! ```
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
+use reqwest_retry::policies::ExponentialBackoff;
+use reqwest_retry::RetryTransientMiddleware;
+use retry_budget_tokio::{AllowedOrigins, Budget, Client, RetryPolicy, ScopePolicy, StatusSet};
+use serde_json::Value;
+
+/// The deadline every client is held to: the budget's 20 s.
+const DEADLINE: Duration = Duration::from_secs(20);
+
+/// Reads at once in each single-read case.
+const AT_ONCE: usize = 20;
+
+/// Callers against the limited API.
+const CALLERS: u32 = 100;
+
+/// How long after a `429` was answered a request may still arrive that was sent before the
+/// client heard it: far more than a loopback round trip.
+const SENT_BEFORE: Duration = Duration::from_millis(10);
+
+const CASES: &str = r##"{
+  "policy": { "budget_s": 20, "max_attempts": 3, "attempt_cap_s": 5, "retry_statuses": [429, 503],
+              "min_wait_s": 0.5, "fallback_waits_s": [1, 2] },
+  "request": { "method": "GET", "path": "/palettes", "query": { "collection": "coast" } },
+  "cases": [
+    { "id": "503", "attempts": [
+        { "duration_s": 0.02, "status": 503 },
+        { "duration_s": 0.02, "status": 200, "body": "coast" } ] },
+    { "id": "200", "attempts": [ { "duration_s": 0.02, "status": 200, "body": "coast" } ] }
+  ],
+  "bodies": { "coast": { "collection": "coast", "palettes": [ { "id": "a", "name": "A", "colors": ["#000000"] } ] } }
+}"##;
+
+/// Calls in flight at once in the memory case.
+const IN_FLIGHT: usize = 10_000;
+
+/// The scope's in-flight limit in the memory case, and the plain loop's permits.
+const AT_THE_API: u32 = 200;
+
+/// The system allocator, counting the bytes live and the most live since [`Heap::reset_most`].
+struct Heap;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static MOST: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is passed to `System` as it came; the counters are only counters.
+unsafe impl GlobalAlloc for Heap {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            MOST.fetch_max(live, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(p, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+impl Heap {
+    fn live() -> usize {
+        LIVE.load(Ordering::Relaxed)
+    }
+
+    fn reset_most() {
+        MOST.store(Heap::live(), Ordering::Relaxed);
+    }
+
+    fn most() -> usize {
+        MOST.load(Ordering::Relaxed)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Heap = Heap;
+
+/// One case of the bench.
+#[derive(Clone, Copy)]
+enum Case {
+    /// One answer per `.0`-second window, the first window spent: a `429` asking `.0` s.
+    Refused(u64),
+    /// A scenario run of the fixture above, by its id.
+    Run(&'static str),
+    /// Ten answers a second under `CALLERS` callers for `.0`.
+    Crowd(Duration),
+}
+
+impl Case {
+    fn name(self) -> String {
+        match self {
+            Case::Refused(s) => format!("429, {s} s"),
+            Case::Run("200") => "200 (200 reads)".to_owned(),
+            Case::Run(id) => id.to_owned(),
+            Case::Crowd(d) => format!("10 a second, {CALLERS} callers, {} s", d.as_secs()),
+        }
+    }
+}
+
+/// What one client's reads of one case came to.
+#[derive(Default)]
+struct Row {
+    reads: usize,
+    loaded: usize,
+    requests: usize,
+    during_block: usize,
+    past_deadline: usize,
+    /// Each read's time to its answer (or its error).
+    times: Vec<Duration>,
+}
+
+impl Row {
+    fn add(&mut self, (loaded, took): (bool, Duration)) {
+        self.reads += 1;
+        self.loaded += usize::from(loaded);
+        self.past_deadline += usize::from(took > DEADLINE);
+        self.times.push(took);
+    }
+
+    fn percentile(&self, p: f64) -> Duration {
+        let mut times = self.times.clone();
+        times.sort_unstable();
+        let i = ((times.len() as f64 - 1.0) * p).round() as usize;
+        times.get(i).copied().unwrap_or_default()
+    }
+
+    fn print(&self, case: &str, client: &str) {
+        let per_loaded = if self.loaded == 0 {
+            "-".to_owned()
+        } else {
+            format!("{:.2}", self.requests as f64 / self.loaded as f64)
+        };
+        println!(
+            "| {case} | {client} | {} of {} | {per_loaded} | {} | {} | {:.3} s | {:.3} s |",
+            self.loaded,
+            self.reads,
+            self.during_block,
+            self.past_deadline,
+            self.percentile(0.5).as_secs_f64(),
+            self.percentile(0.99).as_secs_f64(),
+        );
+    }
+}
+
+type Failed = Box<dyn std::error::Error>;
+
+#[tokio::main]
+async fn main() -> Result<(), Failed> {
+    let seconds = seconds_from_args()?;
+    let origin = serve().await?;
+    println!(
+        "bench-peers: {AT_ONCE} reads at once per case, then {CALLERS} callers for {seconds} s against 10 answers a second"
+    );
+    println!();
+    println!("| case | client | loaded | requests per loaded read | requests during a block | answers past the deadline | p50 | p99 |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    let cases = [
+        Case::Refused(1),
+        Case::Refused(5),
+        Case::Refused(30),
+        Case::Run("503"),
+        Case::Run("200"),
+        Case::Crowd(Duration::from_secs(seconds)),
+    ];
+    let mut on_200 = Vec::new();
+    for case in cases {
+        for (client, http) in clients(&origin, case)? {
+            let row = match case {
+                Case::Refused(s) => refused(&http, &origin, s).await?,
+                Case::Run(id) => runs(&http, &origin, id).await?,
+                Case::Crowd(d) => crowd(&http, &origin, d).await?,
+            };
+            row.print(&case.name(), client);
+            if matches!(case, Case::Run("200")) {
+                on_200.push(row.percentile(0.99));
+            }
+        }
+    }
+    println!();
+    println!("{IN_FLIGHT} calls in flight at once, {AT_THE_API} at a time at the API, each answer held 100 ms:");
+    println!();
+    println!("| client | loaded | most at the API at once | took | heap before | heap at the most | heap after |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    in_flight(&origin, true).await?;
+    in_flight(&origin, false).await?;
+    // The middleware's cost where nothing is retried, beside plain reqwest's.
+    if let (Some(ours), Some(plain)) = (on_200.first(), on_200.last()) {
+        println!();
+        println!(
+            "on 200s, p99: this crate {:.1} ms, plain reqwest {:.1} ms ({:+.1} %)",
+            ours.as_secs_f64() * 1e3,
+            plain.as_secs_f64() * 1e3,
+            (ours.as_secs_f64() / plain.as_secs_f64().max(1e-9) - 1.0) * 100.0
+        );
+    }
+    Ok(())
+}
+
+/// `--seconds N`: how long the callers read the limited API.
+fn seconds_from_args() -> Result<u64, String> {
+    let mut args = std::env::args().skip(1);
+    let mut seconds = 20;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--seconds" => {
+                let v = args.next().ok_or("--seconds needs a value")?;
+                seconds = v
+                    .parse()
+                    .map_err(|_| format!("--seconds {v:?} is not a whole number"))?;
+            }
+            other => return Err(format!("unknown argument {other:?}; try --seconds N")),
+        }
+    }
+    Ok(seconds)
+}
+
+/// The four clients, new for each case, each with a connection pool of its own. This crate
+/// retries only `429` by default (the contract's rule); for the `503` case it is told to
+/// retry `503` too, as `reqwest-retry` does by default.
+fn clients(origin: &str, case: Case) -> Result<Vec<(&'static str, ClientWithMiddleware)>, Failed> {
+    let allowed = AllowedOrigins::new([origin])?;
+    let (name, policy) = match case {
+        Case::Run("503") => (
+            "this crate, 503 retried",
+            RetryPolicy::new().with_retry_statuses(StatusSet::new().with(429).with(503)),
+        ),
+        _ => ("this crate", RetryPolicy::new()),
+    };
+    let budget = Budget::new(Client::new(allowed.clone()), policy);
+    let ours = reqwest::Client::builder()
+        .redirect(allowed.redirect_policy())
+        .build()?;
+    let default_backoff = ExponentialBackoff::builder().build_with_max_retries(2);
+    let tuned =
+        ExponentialBackoff::builder().build_with_total_retry_duration_and_max_retries(DEADLINE, 2);
+    Ok(vec![
+        (name, ClientBuilder::new(ours).with(budget).build()),
+        (
+            "reqwest-retry, default backoff",
+            ClientBuilder::new(reqwest::Client::new())
+                .with(RetryTransientMiddleware::new_with_policy(default_backoff))
+                .build(),
+        ),
+        (
+            "reqwest-retry, 20 s and 3 attempts",
+            ClientBuilder::new(reqwest::Client::new())
+                .with(RetryTransientMiddleware::new_with_policy(tuned))
+                .build(),
+        ),
+        (
+            "plain reqwest",
+            ClientBuilder::new(reqwest::Client::new()).build(),
+        ),
+    ])
+}
+
+/// One read through `http`: whether it loaded, and how long it took to an answer.
+async fn read(http: &ClientWithMiddleware, url: String) -> (bool, Duration) {
+    let started = Instant::now();
+    let loaded = match http.get(url).send().await {
+        Ok(response) if response.status().is_success() => response.bytes().await.is_ok(),
+        _ => false,
+    };
+    (loaded, started.elapsed())
+}
+
+/// `AT_ONCE` reads, each against a limit of its own: one answer per `window_s`-second window,
+/// the first window spent.
+async fn refused(http: &ClientWithMiddleware, origin: &str, window_s: u64) -> Result<Row, Failed> {
+    let mut bases = Vec::new();
+    for _ in 0..AT_ONCE {
+        let url = format!("{origin}/limits?quota=1&window_s={window_s}&spent=1");
+        bases.push(base(origin, reqwest::Client::new().post(url)).await?);
+    }
+    let reads = (bases.iter()).map(|base| read(http, format!("{base}/palettes?collection=coast")));
+    let mut row = Row::default();
+    for (base, result) in bases.iter().zip(futures::future::join_all(reads).await) {
+        row.add(result);
+        let requests = requests_at(base).await?;
+        row.requests += requests.len();
+        // Sent after the 429 was answered and before the delay it asked for had passed.
+        let refused = requests.iter().position(|r| r["status"] == 429);
+        let answered = refused.and_then(|i| requests[i]["answered_ms"].as_u64());
+        if let (Some(i), Some(answered)) = (refused, answered) {
+            let block = answered..answered + window_s * 1_000;
+            row.during_block += (requests[i + 1..].iter())
+                .filter_map(|r| r["arrived_ms"].as_u64())
+                .filter(|at| block.contains(at))
+                .count();
+        }
+    }
+    Ok(row)
+}
+
+/// Reads of the scenario `id`, each on a run of its own: `AT_ONCE` at once, ten rounds of them
+/// for the `200` case.
+async fn runs(http: &ClientWithMiddleware, origin: &str, id: &str) -> Result<Row, Failed> {
+    let rounds = if id == "200" { 10 } else { 1 };
+    let mut row = Row::default();
+    for _ in 0..rounds {
+        let mut bases = Vec::new();
+        for _ in 0..AT_ONCE {
+            let url = format!("{origin}/runs?scenario={id}");
+            bases.push(base(origin, reqwest::Client::new().post(url)).await?);
+        }
+        let reads =
+            (bases.iter()).map(|base| read(http, format!("{base}/palettes?collection=coast")));
+        for (base, result) in bases.iter().zip(futures::future::join_all(reads).await) {
+            row.add(result);
+            row.requests += requests_at(base).await?.len();
+        }
+    }
+    Ok(row)
+}
+
+/// `CALLERS` callers spread over the first second, each starting a read at most once a
+/// second for `seconds`, against a limit of 10 answers a second; counted at the limiter.
+async fn crowd(
+    http: &ClientWithMiddleware,
+    origin: &str,
+    seconds: Duration,
+) -> Result<Row, Failed> {
+    let made = reqwest::Client::new().post(format!("{origin}/limits?quota=10&window_s=1"));
+    let base = base(origin, made).await?;
+    let url = format!("{base}/palettes?collection=coast");
+    let start = Instant::now();
+    let callers = (0..CALLERS).map(|i| {
+        let url = &url;
+        async move {
+            let mut next = start + Duration::from_secs(1) * i / CALLERS;
+            let mut reads = Vec::new();
+            while next < start + seconds {
+                tokio::time::sleep_until(next.into()).await;
+                reads.push(read(http, url.clone()).await);
+                next = (next + Duration::from_secs(1)).max(Instant::now());
+            }
+            reads
+        }
+    });
+    let mut row = Row::default();
+    for result in futures::future::join_all(callers)
+        .await
+        .into_iter()
+        .flatten()
+    {
+        row.add(result);
+    }
+    let requests = requests_at(&base).await?;
+    row.requests = requests.len();
+    // A window's first 429 asked for at least the rest of the window: what arrived in the same
+    // window more than `SENT_BEFORE` after it was answered was sent during the block.
+    let window = |r: &Value| r["arrived_ms"].as_u64().map(|at| at / 1_000);
+    let mut first_refusal = std::collections::HashMap::new();
+    for r in requests.iter().filter(|r| r["status"] == 429) {
+        if let (Some(w), Some(at)) = (window(r), r["answered_ms"].as_u64()) {
+            let t = first_refusal.entry(w).or_insert(at);
+            *t = (*t).min(at);
+        }
+    }
+    let slack = SENT_BEFORE.as_millis() as u64;
+    row.during_block = (requests.iter())
+        .filter(|r| {
+            let refused = window(r).and_then(|w| first_refusal.get(&w));
+            refused
+                .zip(r["arrived_ms"].as_u64())
+                .is_some_and(|(t, at)| at > t + slack)
+        })
+        .count();
+    Ok(row)
+}
+
+/// `IN_FLIGHT` calls at once against a limit that holds each answer 100 ms: through the
+/// middleware with the scope's in-flight limit `AT_THE_API`, or (`ours` false) through plain
+/// `reqwest` behind a semaphore of as many permits. Prints its row.
+async fn in_flight(origin: &str, ours: bool) -> Result<(), Failed> {
+    let made = reqwest::Client::new().post(format!(
+        "{origin}/limits?quota=1000000&window_s=1&answer_ms=100"
+    ));
+    let base = base(origin, made).await?;
+    let url = format!("{base}/palettes?collection=coast");
+    let before = Heap::live();
+    Heap::reset_most();
+    let started = Instant::now();
+    let loaded = if ours {
+        let allowed = AllowedOrigins::new([origin])?;
+        let client = Client::new(allowed.clone());
+        let scope = ScopePolicy::new().with_in_flight_limit(AT_THE_API);
+        client.scope_policy(origin, scope)?;
+        let http = reqwest::Client::builder()
+            .redirect(allowed.redirect_policy())
+            .build()?;
+        let http = ClientBuilder::new(http)
+            .with(Budget::new(client, RetryPolicy::new()))
+            .build();
+        let calls = (0..IN_FLIGHT).map(|_| read(&http, url.clone()));
+        futures::future::join_all(calls)
+            .await
+            .iter()
+            .filter(|(loaded, _)| *loaded)
+            .count()
+    } else {
+        let http = ClientBuilder::new(reqwest::Client::new()).build();
+        let permits = Arc::new(tokio::sync::Semaphore::new(AT_THE_API as usize));
+        let calls = (0..IN_FLIGHT).map(|_| {
+            let (http, permits, url) = (&http, permits.clone(), url.clone());
+            async move {
+                let _permit = permits.acquire_owned().await;
+                read(http, url).await
+            }
+        });
+        futures::future::join_all(calls)
+            .await
+            .iter()
+            .filter(|(loaded, _)| *loaded)
+            .count()
+    };
+    let took = started.elapsed();
+    let (most, after) = (Heap::most(), Heap::live());
+    let log = json(reqwest::Client::new().get(&base)).await?;
+    let mib = |bytes: usize| bytes as f64 / (1024.0 * 1024.0);
+    println!(
+        "| {} | {loaded} of {IN_FLIGHT} | {} | {:.2} s | {:.1} MiB | {:.1} MiB | {:.1} MiB |",
+        if ours {
+            "this crate, in-flight limit 200"
+        } else {
+            "plain reqwest, a 200-permit semaphore"
+        },
+        log["most_in_flight"],
+        took.as_secs_f64(),
+        mib(before),
+        mib(most),
+        mib(after),
+    );
+    Ok(())
+}
+
+/// The requests a run or a limit logged, in the order they arrived.
+async fn requests_at(base: &str) -> Result<Vec<Value>, Failed> {
+    let log = json(reqwest::Client::new().get(base)).await?;
+    match log["requests"].as_array() {
+        Some(requests) => Ok(requests.clone()),
+        None => Err(format!("{base} answered no requests list").into()),
+    }
+}
+
+/// The base URL of the run or limit `made` creates.
+async fn base(origin: &str, made: reqwest::RequestBuilder) -> Result<String, Failed> {
+    let made = json(made).await?;
+    match made["base"].as_str() {
+        Some(base) => Ok(format!("{origin}{base}")),
+        None => Err(format!("the scenario API answered no base: {made}").into()),
+    }
+}
+
+/// The scenario API on a free loopback port, in this process; its origin.
+async fn serve() -> Result<String, Failed> {
+    let scenarios = scenario_api::Scenarios::new(vec![CASES.to_owned()])?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let origin = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(scenario_api::serve(
+        listener,
+        scenarios.router(),
+        std::future::pending(),
+    ));
+    Ok(origin)
+}
+
+async fn json(request: reqwest::RequestBuilder) -> Result<Value, Failed> {
+    Ok(serde_json::from_slice(
+        &request.send().await?.bytes().await?,
+    )?)
+}
