@@ -21,9 +21,10 @@
 #      the API answers 200, screens beside the plain fetch.
 #   7. any Rust server: this crate's reqwest middleware beside reqwest-retry (its default backoff,
 #      and tuned to 20 s / 3 attempts) and plain reqwest, over loopback against the scenario
-#      API (bench-peers): 429s asking 1, 5 and 30 s, a 503, 200s, and 100 callers for 20 s
-#      against 10 answers a second; the table in bench/README.md.
-# Installs what is missing first. Takes about 8 minutes on 2 cores once the tools are built
+#      API (bench-peers): 429s asking 1, 5 and 30 s, a 503, 200s, 100 callers for 20 s against
+#      10 answers a second, and 10,000 calls in flight at once with their heap; the table in
+#      bench/README.md.
+# Installs what is missing first. Takes about 13 minutes on 2 cores once the tools are built
 # (mostly release builds and the 200 real waits, twice).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/install.sh"

@@ -9,11 +9,12 @@
 //!   so the first request is refused with `Retry-After: N` and the window after serves the
 //!   data; a request during the block is refused too, as a real API would.
 //! - `503`: a `503` with no delay, then the data (a scenario run: each request answered in turn).
-//! - `200`: the data at once, 200 reads (10 rounds of 20), for the time it costs.
+//! - `200`: the data at once, 1,000 reads (50 rounds of 20, the clients taking turns in each
+//!   round), for the time the middleware costs where nothing is retried.
 //!
 //! Then a limited API (10 answers a second, fixed windows, `429` with `Retry-After` to the
 //! window's end) under 100 callers, each starting at most one read a second, for `--seconds`
-//! (default 20).
+//! (default 20); here this crate also reads with the scope's in-flight limit 10.
 //!
 //! Columns: reads loaded; requests at the API per loaded read; requests sent during a block
 //! (after a `429` said how long and before that had passed; for the limited API, after the
@@ -45,6 +46,9 @@ const DEADLINE: Duration = Duration::from_secs(20);
 
 /// Reads at once in each single-read case.
 const AT_ONCE: usize = 20;
+
+/// Rounds of `AT_ONCE` reads in the `200` case.
+const TWO_HUNDRED_ROUNDS: usize = 50;
 
 /// Callers against the limited API.
 const CALLERS: u32 = 100;
@@ -127,7 +131,7 @@ impl Case {
     fn name(self) -> String {
         match self {
             Case::Refused(s) => format!("429, {s} s"),
-            Case::Run("200") => "200 (200 reads)".to_owned(),
+            Case::Run("200") => format!("200 ({} reads)", AT_ONCE * TWO_HUNDRED_ROUNDS),
             Case::Run(id) => id.to_owned(),
             Case::Crowd(d) => format!("10 a second, {CALLERS} callers, {} s", d.as_secs()),
         }
@@ -201,16 +205,26 @@ async fn main() -> Result<(), Failed> {
     ];
     let mut on_200 = Vec::new();
     for case in cases {
-        for (client, http) in clients(&origin, case)? {
-            let row = match case {
-                Case::Refused(s) => refused(&http, &origin, s).await?,
-                Case::Run(id) => runs(&http, &origin, id).await?,
-                Case::Crowd(d) => crowd(&http, &origin, d).await?,
-            };
-            row.print(&case.name(), client);
-            if matches!(case, Case::Run("200")) {
-                on_200.push(row.percentile(0.99));
+        let clients = clients(&origin, case)?;
+        let rows = match case {
+            Case::Run("200") => two_hundreds(&clients, &origin).await?,
+            _ => {
+                let mut rows = Vec::new();
+                for (_, http) in &clients {
+                    rows.push(match case {
+                        Case::Refused(s) => refused(http, &origin, s).await?,
+                        Case::Run(id) => runs(http, &origin, id).await?,
+                        Case::Crowd(d) => crowd(http, &origin, d).await?,
+                    });
+                }
+                rows
             }
+        };
+        for ((client, _), row) in clients.iter().zip(&rows) {
+            row.print(&case.name(), client);
+        }
+        if matches!(case, Case::Run("200")) {
+            on_200 = rows.iter().map(|row| row.percentile(0.99)).collect();
         }
     }
     println!();
@@ -251,7 +265,9 @@ fn seconds_from_args() -> Result<u64, String> {
     Ok(seconds)
 }
 
-/// The four clients, new for each case, each with a connection pool of its own. This crate
+/// The clients, new for each case, each with a connection pool of its own: this crate (and,
+/// against the limited API, this crate with the scope's in-flight limit 10), `reqwest-retry`
+/// twice, plain `reqwest` last. This crate
 /// retries only `429` by default (the contract's rule); for the `503` case it is told to
 /// retry `503` too, as `reqwest-retry` does by default.
 fn clients(origin: &str, case: Case) -> Result<Vec<(&'static str, ClientWithMiddleware)>, Failed> {
@@ -270,8 +286,20 @@ fn clients(origin: &str, case: Case) -> Result<Vec<(&'static str, ClientWithMidd
     let default_backoff = ExponentialBackoff::builder().build_with_max_retries(2);
     let tuned =
         ExponentialBackoff::builder().build_with_total_retry_duration_and_max_retries(DEADLINE, 2);
-    Ok(vec![
-        (name, ClientBuilder::new(ours).with(budget).build()),
+    let mut clients = vec![(name, ClientBuilder::new(ours).with(budget).build())];
+    if let Case::Crowd(_) = case {
+        // The setting the README gives for one quota many callers share: the scope's in-flight
+        // limit, so that a block's end lets the quota's worth go, not every held read.
+        let client = Client::new(allowed.clone());
+        client.scope_policy(origin, ScopePolicy::new().with_in_flight_limit(10))?;
+        let http = reqwest::Client::builder()
+            .redirect(allowed.redirect_policy())
+            .build()?;
+        let budget = Budget::new(client, RetryPolicy::new());
+        let http = ClientBuilder::new(http).with(budget).build();
+        clients.push(("this crate, in-flight limit 10", http));
+    }
+    clients.extend([
         (
             "reqwest-retry, default backoff",
             ClientBuilder::new(reqwest::Client::new())
@@ -288,7 +316,8 @@ fn clients(origin: &str, case: Case) -> Result<Vec<(&'static str, ClientWithMidd
             "plain reqwest",
             ClientBuilder::new(reqwest::Client::new()).build(),
         ),
-    ])
+    ]);
+    Ok(clients)
 }
 
 /// One read through `http`: whether it loaded, and how long it took to an answer.
@@ -329,25 +358,40 @@ async fn refused(http: &ClientWithMiddleware, origin: &str, window_s: u64) -> Re
     Ok(row)
 }
 
-/// Reads of the scenario `id`, each on a run of its own: `AT_ONCE` at once, ten rounds of them
-/// for the `200` case.
+/// `AT_ONCE` reads of the scenario `id` through `http` at once, each on a run of its own.
 async fn runs(http: &ClientWithMiddleware, origin: &str, id: &str) -> Result<Row, Failed> {
-    let rounds = if id == "200" { 10 } else { 1 };
+    let mut bases = Vec::new();
+    for _ in 0..AT_ONCE {
+        let url = format!("{origin}/runs?scenario={id}");
+        bases.push(base(origin, reqwest::Client::new().post(url)).await?);
+    }
+    let reads = (bases.iter()).map(|base| read(http, format!("{base}/palettes?collection=coast")));
     let mut row = Row::default();
-    for _ in 0..rounds {
-        let mut bases = Vec::new();
-        for _ in 0..AT_ONCE {
-            let url = format!("{origin}/runs?scenario={id}");
-            bases.push(base(origin, reqwest::Client::new().post(url)).await?);
-        }
-        let reads =
-            (bases.iter()).map(|base| read(http, format!("{base}/palettes?collection=coast")));
-        for (base, result) in bases.iter().zip(futures::future::join_all(reads).await) {
-            row.add(result);
-            row.requests += requests_at(base).await?.len();
-        }
+    for (base, result) in bases.iter().zip(futures::future::join_all(reads).await) {
+        row.add(result);
+        row.requests += requests_at(base).await?.len();
     }
     Ok(row)
+}
+
+/// `TWO_HUNDRED_ROUNDS` rounds of the `200` case, each client's `AT_ONCE` reads in turn in
+/// every round, so that whatever the machine does meanwhile falls on every client alike.
+async fn two_hundreds(
+    clients: &[(&'static str, ClientWithMiddleware)],
+    origin: &str,
+) -> Result<Vec<Row>, Failed> {
+    let mut rows: Vec<Row> = clients.iter().map(|_| Row::default()).collect();
+    for _ in 0..TWO_HUNDRED_ROUNDS {
+        for ((_, http), row) in clients.iter().zip(&mut rows) {
+            let round = runs(http, origin, "200").await?;
+            row.reads += round.reads;
+            row.loaded += round.loaded;
+            row.requests += round.requests;
+            row.past_deadline += round.past_deadline;
+            row.times.extend(round.times);
+        }
+    }
+    Ok(rows)
 }
 
 /// `CALLERS` callers spread over the first second, each starting a read at most once a
