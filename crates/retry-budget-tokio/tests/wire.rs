@@ -46,7 +46,10 @@ async fn a_429_is_waited_out_and_the_data_loads() {
     // at a timer set before the answer came (the first attempt's 2 s cap).
     let waited = loaded.report.waited_time;
     assert!(waited >= Duration::from_millis(500), "{waited:?}");
-    assert!(waited < Duration::from_millis(800), "the retry went late: {waited:?}");
+    assert!(
+        waited < Duration::from_millis(800),
+        "the retry went late: {waited:?}"
+    );
     assert_eq!(reached(&url).await, ["answered", "answered"]);
 }
 

@@ -1487,7 +1487,10 @@ fn a_read_that_queues_again_goes_behind_those_that_queued_while_it_waited() {
     place(&mut ledger, 2, Place::Queued);
     assert_eq!(ledger.poll_grant(T0, API), Some(1));
     place(&mut ledger, 0, Place::Queued);
-    assert_eq!((ledger.state(API).queued, ledger.state(API).waiting), (2, 0));
+    assert_eq!(
+        (ledger.state(API).queued, ledger.state(API).waiting),
+        (2, 0)
+    );
     // Read 2 queued before read 0 came back: its turn comes first, whatever the names.
     ledger.handle_attempt_ended(API, 1);
     place(&mut ledger, 1, Place::Unplaced);
