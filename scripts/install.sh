@@ -57,13 +57,18 @@ install_redis() {
   fi
 }
 
-# Debian's Firefox ESR, and geckodriver from crates.io (built once), for the same browser tests.
-install_firefox() {
+# Debian's Firefox ESR, for the browser suites and the SSR example's end-to-end tests.
+install_firefox_esr() {
   if ! command -v firefox-esr >/dev/null && ! command -v firefox >/dev/null; then
     say "installing Debian's firefox-esr"
     as_root apt-get update -qq
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq firefox-esr >/dev/null
   fi
+}
+
+# Firefox ESR, and geckodriver from crates.io (built once), for the same browser tests.
+install_firefox() {
+  install_firefox_esr
   if ! geckodriver --version 2>/dev/null | grep -q '^geckodriver 0.37.1'; then
     say "installing geckodriver 0.37.1; a few minutes"
     cargo install --locked geckodriver@0.37.1 --force
@@ -106,6 +111,12 @@ install_npm_package() {
 # playwright-core for the end-to-end test (it drives Debian's chromium; it downloads no browser).
 install_playwright() {
   install_npm_package playwright-core 1.65.1 PLAYWRIGHT_CORE
+}
+
+# puppeteer-core for the SSR example's end-to-end tests in Firefox ESR, over WebDriver BiDi (it
+# downloads no browser).
+install_puppeteer() {
+  install_npm_package puppeteer-core 25.16.0 PUPPETEER_CORE
 }
 
 # axe-core for the end-to-end tests' accessibility checks (evaluated in the page by playwright).

@@ -18,7 +18,8 @@
 #   browser  the browser suites (fetch and abort on the wire, timers, tabs, the DOM) in headless
 #            Chromium and Firefox ESR at once, in real time against the scenario API on loopback.
 #   e2e      the demo's release build and the SSR example (rendered by its server, hydrated,
-#            under a strict CSP) driven in Chromium, with axe-core on every page they reach.
+#            under a strict CSP) driven in Chromium, with axe-core on every page they reach; the
+#            SSR example's hydration, streamed and not, under a slow API in Firefox ESR.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/install.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/sizes.sh"
@@ -252,8 +253,10 @@ stage_e2e() {
   install_wasm_opt
   install_playwright
   install_axe
+  install_firefox_esr
+  install_puppeteer
   install_redis
-  say "end to end: the demo's release build, and the SSR example (server + hydrate), in Chromium; three replicas of it sharing a ledger through redis-server"
+  say "end to end: the demo's release build, and the SSR example (server + hydrate), in Chromium and (its hydration under a slow API) Firefox ESR; three replicas of it sharing a ledger through redis-server"
   build_app index.html "$root/dist"
   build_ssr_example "$root/target/ssr-site"
   cargo build --locked -p scenario-api
