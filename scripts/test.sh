@@ -67,7 +67,7 @@ stage_lint() {
   say "docs: every public item documented, no broken link"
   local p=()
   for c in "${libraries[@]}" palette-list-model palette-list-fleet; do p+=(-p "$c"); done
-  RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --features retry-budget/json,retry-budget-tokio/middleware "${p[@]}"
+  RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --features retry-budget/json,retry-budget-tokio/middleware,retry-budget-tokio/tower "${p[@]}"
 }
 
 stage_package() {

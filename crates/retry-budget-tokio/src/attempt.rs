@@ -2,6 +2,7 @@
 //! and a 2xx body streamed up to its limit under the core's one body rule. Dropping the future
 //! drops the request, which aborts it.
 
+use reqwest::header::{HeaderMap, CONTENT_LENGTH};
 use retry_budget::body::{BodyProblem, LimitedBody};
 use retry_budget::policy::is_success;
 use retry_budget::request::ReadRequest;
@@ -31,11 +32,12 @@ pub(crate) async fn send<T>(
     let Ok(mut answer) = builder.send().await else {
         return Answer::Failed;
     };
-    let response = core_response(&answer);
+    let response = core_response(answer.status().as_u16(), answer.headers());
     if !is_success(response.status) {
         return Answer::Response(response, None);
     }
-    let length = header(&answer, "content-length");
+    let length = answer.headers().get(CONTENT_LENGTH);
+    let length = length.map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let body = match LimitedBody::new(limit, length.as_deref()) {
         Ok(mut body) => loop {
             match answer.chunk().await {
@@ -56,12 +58,29 @@ pub(crate) async fn send<T>(
 
 /// The status and the headers the core reads, which it names. A server's answer is never
 /// cross-origin: nothing hides a header from it.
-pub(crate) fn core_response(answer: &reqwest::Response) -> Response {
-    Response::from_headers(answer.status().as_u16(), |name| header(answer, name))
+pub(crate) fn core_response(status: u16, headers: &HeaderMap) -> Response {
+    // Bytes that are not UTF-8 are kept as replacement characters, so the core finds the value
+    // invalid rather than missing.
+    Response::from_headers(status, |name| {
+        (headers.get(name)).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+    })
 }
 
-/// A header's value, as text: bytes that are not UTF-8 are kept as replacement characters, so
-/// the core finds the value invalid rather than missing.
-fn header(answer: &reqwest::Response, name: &str) -> Option<String> {
-    (answer.headers().get(name)).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+/// An answer whose body is the app's to read (through the middleware or the layer): what the
+/// core hears of it, and for a 2xx whether the length it declares is within `limit`, the core's
+/// body rule before a byte is read (`None` for any other status: its body is not read).
+#[cfg(any(feature = "middleware", feature = "tower"))]
+pub(crate) fn heard_unread(
+    status: u16,
+    headers: &HeaderMap,
+    limit: u64,
+) -> (Response, Option<Result<(), BodyProblem>>) {
+    let response = core_response(status, headers);
+    if !is_success(status) {
+        return (response, None);
+    }
+    let length = headers.get(CONTENT_LENGTH);
+    let length = length.map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let within = LimitedBody::new(limit, length.as_deref()).map(|_| ());
+    (response, Some(within))
 }

@@ -67,6 +67,16 @@ pub struct Loaded<T> {
     pub trace: Vec<TraceEvent>,
 }
 
+/// How a read the middleware or the layer carried went: in the extensions of the response
+/// it gives, and in its stop's error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadRecord {
+    /// How the read ended.
+    pub report: StopReport,
+    /// What happened to it, event by event.
+    pub trace: Vec<TraceEvent>,
+}
+
 struct Shared {
     core: Mutex<Core>,
     http: reqwest::Client,

@@ -6,16 +6,13 @@
 use std::sync::{Mutex, PoisonError};
 
 use http::Extensions;
-use reqwest::header::CONTENT_LENGTH;
 use reqwest::{Method, Request, Response};
 use reqwest_middleware::{Middleware, Next};
-use retry_budget::body::LimitedBody;
-use retry_budget::policy::is_success;
 use retry_budget::request::ReadRequest;
-use retry_budget::{RetryPolicy, StopReport, TraceEvent};
+use retry_budget::RetryPolicy;
 
-use crate::attempt::{core_response, Answer};
-use crate::client::{Client, Loaded, Served};
+use crate::attempt::{heard_unread, Answer};
+use crate::client::{Client, Loaded, ReadRecord, Served};
 use crate::error::ReadError;
 
 /// A finite retry budget for every `GET` a `reqwest_middleware::ClientWithMiddleware` sends:
@@ -76,16 +73,6 @@ impl Budget {
     }
 }
 
-/// How a budgeted read went: on the response a [`Budget`] gives (in its extensions), and in a
-/// [`Stopped`] error.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ReadRecord {
-    /// How the read ended.
-    pub report: StopReport,
-    /// What happened to it, event by event.
-    pub trace: Vec<TraceEvent>,
-}
-
 /// A read the budget stopped without a `2xx`: out of attempts or time, or stopped by a
 /// `Retry-After` it could not wait out. Its message is the report's.
 #[derive(Debug, thiserror::Error)]
@@ -142,21 +129,15 @@ impl Middleware for Budget {
                     return Ok(Answer::Failed);
                 };
                 allowed.check(response.url().as_str())?;
-                let answer = core_response(&response);
-                if is_success(answer.status) {
-                    // The body is the app's to read; the core's body rule refuses what it
-                    // declares past the limit, as it does before reading a byte.
-                    let length = response.headers().get(CONTENT_LENGTH);
-                    let length = length.map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-                    if let Err(problem) = LimitedBody::new(limit, length.as_deref()) {
-                        *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(response);
-                        return Ok(Answer::Response(answer, Some(Err(problem))));
-                    }
-                    Ok(Answer::Response(answer, Some(Ok(response))))
-                } else {
-                    *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(response);
-                    Ok(Answer::Response(answer, None))
-                }
+                let status = response.status().as_u16();
+                let (answer, body) = heard_unread(status, response.headers(), limit);
+                let body = match body {
+                    Some(Ok(())) => return Ok(Answer::Response(answer, Some(Ok(response)))),
+                    Some(Err(problem)) => Some(Err(problem)),
+                    None => None,
+                };
+                *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(response);
+                Ok(Answer::Response(answer, body))
             }
         };
         let served: Result<Served<Response>, ReadError> =
