@@ -14,11 +14,15 @@
 //!
 //! Then a limited API (10 answers a second, fixed windows, `429` with `Retry-After` to the
 //! window's end) under 100 callers, each starting at most one read a second, for `--seconds`
-//! (default 20); here this crate also reads with the scope's in-flight limit 10.
+//! (default 20); here this crate also reads with the scope's in-flight limit 10. Then 100
+//! callers at once, one read each, against 10 answers a second, and 1,000 against 100: this
+//! crate with its defaults, with `for_shared_quota`, and with the scope's in-flight limit,
+//! beside `reqwest-retry`, plain `reqwest` and the bound (one request a read).
 //!
-//! Columns: reads loaded; requests at the API per loaded read; requests sent during a block
-//! (after a `429` said how long and before that had passed; for the limited API, after the
-//! window's first `429` in the same window); answers delivered past the 20 s deadline; p50 and
+//! Columns: reads loaded; requests at the API per loaded read; requests a read sent during a
+//! block it had been told of (each read against a shared limiter asks for a collection of its
+//! own, so the limiter's log tells the reads apart, and each `429` asks for the rest of its
+//! window in whole seconds); answers delivered past the 20 s deadline; p50 and
 //! p99 time to the answer. Plain `reqwest` is the baseline.
 //!
 //! Last, 10,000 calls in flight at once through the middleware, the scope's in-flight limit
@@ -53,10 +57,6 @@ const TWO_HUNDRED_ROUNDS: usize = 50;
 /// Callers against the limited API.
 const CALLERS: u32 = 100;
 
-/// How long after a `429` was answered a request may still arrive that was sent before the
-/// client heard it: far more than a loopback round trip.
-const SENT_BEFORE: Duration = Duration::from_millis(10);
-
 const CASES: &str = r##"{
   "policy": { "budget_s": 20, "max_attempts": 3, "attempt_cap_s": 5, "retry_statuses": [429, 503],
               "min_wait_s": 0.5, "fallback_waits_s": [1, 2] },
@@ -69,6 +69,22 @@ const CASES: &str = r##"{
   ],
   "bodies": { "coast": { "collection": "coast", "palettes": [ { "id": "a", "name": "A", "colors": ["#000000"] } ] } }
 }"##;
+
+/// Collections `c0`, `c1`, …: each read against a shared limiter asks for its own, so that
+/// the limiter's log tells the reads apart.
+const COLLECTIONS: usize = 1_000;
+
+/// The fixture: `CASES`, with the collections each read asks for.
+fn fixture() -> Result<String, Failed> {
+    let mut fixture: Value = serde_json::from_str(CASES)?;
+    let coast = fixture["bodies"]["coast"].clone();
+    for i in 0..COLLECTIONS {
+        let mut body = coast.clone();
+        body["collection"] = Value::from(format!("c{i}"));
+        fixture["bodies"][format!("c{i}")] = body;
+    }
+    Ok(fixture.to_string())
+}
 
 /// Calls in flight at once in the memory case.
 const IN_FLIGHT: usize = 10_000;
@@ -227,6 +243,14 @@ async fn main() -> Result<(), Failed> {
             on_200 = rows.iter().map(|row| row.percentile(0.99)).collect();
         }
     }
+    for (callers, quota) in [(100, 10), (1_000, 100)] {
+        println!();
+        println!("{callers} callers at once, one read each, against {quota} answers a second:");
+        println!();
+        println!("| client | requests | per loaded read | loaded | sent during a block | all done after |");
+        println!("|---|---:|---:|---:|---:|---:|");
+        at_once(&origin, callers, quota).await?;
+    }
     println!();
     println!("{IN_FLIGHT} calls in flight at once, {AT_THE_API} at a time at the API, each answer held 100 ms:");
     println!();
@@ -344,16 +368,7 @@ async fn refused(http: &ClientWithMiddleware, origin: &str, window_s: u64) -> Re
         row.add(result);
         let requests = requests_at(base).await?;
         row.requests += requests.len();
-        // Sent after the 429 was answered and before the delay it asked for had passed.
-        let refused = requests.iter().position(|r| r["status"] == 429);
-        let answered = refused.and_then(|i| requests[i]["answered_ms"].as_u64());
-        if let (Some(i), Some(answered)) = (refused, answered) {
-            let block = answered..answered + window_s * 1_000;
-            row.during_block += (requests[i + 1..].iter())
-                .filter_map(|r| r["arrived_ms"].as_u64())
-                .filter(|at| block.contains(at))
-                .count();
-        }
+        row.during_block += sent_during_a_block(&requests, window_s);
     }
     Ok(row)
 }
@@ -403,10 +418,9 @@ async fn crowd(
 ) -> Result<Row, Failed> {
     let made = reqwest::Client::new().post(format!("{origin}/limits?quota=10&window_s=1"));
     let base = base(origin, made).await?;
-    let url = format!("{base}/palettes?collection=coast");
     let start = Instant::now();
     let callers = (0..CALLERS).map(|i| {
-        let url = &url;
+        let url = format!("{base}/palettes?collection=c{i}");
         async move {
             let mut next = start + Duration::from_secs(1) * i / CALLERS;
             let mut reads = Vec::new();
@@ -428,26 +442,78 @@ async fn crowd(
     }
     let requests = requests_at(&base).await?;
     row.requests = requests.len();
-    // A window's first 429 asked for at least the rest of the window: what arrived in the same
-    // window more than `SENT_BEFORE` after it was answered was sent during the block.
-    let window = |r: &Value| r["arrived_ms"].as_u64().map(|at| at / 1_000);
-    let mut first_refusal = std::collections::HashMap::new();
-    for r in requests.iter().filter(|r| r["status"] == 429) {
-        if let (Some(w), Some(at)) = (window(r), r["answered_ms"].as_u64()) {
-            let t = first_refusal.entry(w).or_insert(at);
-            *t = (*t).min(at);
-        }
-    }
-    let slack = SENT_BEFORE.as_millis() as u64;
-    row.during_block = (requests.iter())
-        .filter(|r| {
-            let refused = window(r).and_then(|w| first_refusal.get(&w));
-            refused
-                .zip(r["arrived_ms"].as_u64())
-                .is_some_and(|(t, at)| at > t + slack)
-        })
-        .count();
+    row.during_block = sent_during_a_block(&requests, 1);
     Ok(row)
+}
+
+/// `callers` reads at once, one each, against a limit of `quota` answers a second, through
+/// each client in turn (this crate with its defaults, with `for_shared_quota`, with the scope's
+/// in-flight limit `quota`; `reqwest-retry`; plain `reqwest`), counted at the limiter; then the
+/// bound: one request a read, the last in the window that serves it. Prints a row each.
+async fn at_once(origin: &str, callers: usize, quota: usize) -> Result<(), Failed> {
+    let allowed = AllowedOrigins::new([origin])?;
+    let ours = |policy: RetryPolicy, scope: Option<ScopePolicy>| -> Result<_, Failed> {
+        let client = Client::new(allowed.clone());
+        if let Some(scope) = scope {
+            client.scope_policy(origin, scope)?;
+        }
+        let http = reqwest::Client::builder()
+            .redirect(allowed.redirect_policy())
+            .build()?;
+        Ok(ClientBuilder::new(http)
+            .with(Budget::new(client, policy))
+            .build())
+    };
+    let limit = ScopePolicy::new().with_in_flight_limit(u32::try_from(quota)?);
+    let backoff = ExponentialBackoff::builder().build_with_max_retries(2);
+    let clients = [
+        (
+            "this crate, `RetryPolicy::new()`",
+            ours(RetryPolicy::new(), None)?,
+        ),
+        (
+            "this crate, `RetryPolicy::for_shared_quota()`",
+            ours(RetryPolicy::for_shared_quota(), None)?,
+        ),
+        (
+            "this crate, the scope's in-flight limit",
+            ours(RetryPolicy::new(), Some(limit))?,
+        ),
+        (
+            "reqwest-retry, default backoff",
+            ClientBuilder::new(reqwest::Client::new())
+                .with(RetryTransientMiddleware::new_with_policy(backoff))
+                .build(),
+        ),
+        (
+            "plain reqwest",
+            ClientBuilder::new(reqwest::Client::new()).build(),
+        ),
+    ];
+    for (name, http) in &clients {
+        let made = format!("{origin}/limits?quota={quota}&window_s=1");
+        let base = base(origin, reqwest::Client::new().post(made)).await?;
+        let started = Instant::now();
+        let reads = (0..callers).map(|i| read(http, format!("{base}/palettes?collection=c{i}")));
+        let loaded = (futures::future::join_all(reads).await.iter())
+            .filter(|(l, _)| *l)
+            .count();
+        let took = started.elapsed();
+        let requests = requests_at(&base).await?;
+        let during = sent_during_a_block(&requests, 1);
+        let per_loaded = match loaded {
+            0 => "-".to_owned(),
+            n => format!("{:.2}", requests.len() as f64 / n as f64),
+        };
+        println!(
+            "| {name} | {} | {per_loaded} | {loaded} of {callers} | {during} | {:.1} s |",
+            requests.len(),
+            took.as_secs_f64()
+        );
+    }
+    let last_window = callers.div_ceil(quota) - 1;
+    println!("| the bound | {callers} | 1.00 | {callers} of {callers} | 0 | {last_window}.0 s (the last window that serves one opens) |");
+    Ok(())
 }
 
 /// `IN_FLIGHT` calls at once against a limit that holds each answer 100 ms: through the
@@ -515,6 +581,30 @@ async fn in_flight(origin: &str, ours: bool) -> Result<(), Failed> {
     Ok(())
 }
 
+/// Of a limiter's requests (`window_s`-second windows), those a read sent during a block it
+/// had been told of: each read asks for its own collection, and each `429` it met asked it to
+/// wait until its window's end, in whole seconds (the limiter's `Retry-After`) from when it
+/// was answered; a request of the same read that arrived before that was sent during the block.
+fn sent_during_a_block(requests: &[Value], window_s: u64) -> usize {
+    let window_ms = window_s * 1_000;
+    let mut blocked_until = std::collections::HashMap::new();
+    let mut during = 0;
+    for r in requests {
+        let (Some(read), Some(arrived)) = (r["collection"].as_str(), r["arrived_ms"].as_u64())
+        else {
+            continue;
+        };
+        let until = blocked_until.entry(read).or_insert(0);
+        during += usize::from(arrived < *until);
+        if let (true, Some(answered)) = (r["status"] == 429, r["answered_ms"].as_u64()) {
+            let window_end = (arrived / window_ms + 1) * window_ms;
+            let retry_after_s = (window_end - arrived).div_ceil(1_000);
+            *until = (*until).max(answered + retry_after_s * 1_000);
+        }
+    }
+    during
+}
+
 /// The requests a run or a limit logged, in the order they arrived.
 async fn requests_at(base: &str) -> Result<Vec<Value>, Failed> {
     let log = json(reqwest::Client::new().get(base)).await?;
@@ -535,7 +625,7 @@ async fn base(origin: &str, made: reqwest::RequestBuilder) -> Result<String, Fai
 
 /// The scenario API on a free loopback port, in this process; its origin.
 async fn serve() -> Result<String, Failed> {
-    let scenarios = scenario_api::Scenarios::new(vec![CASES.to_owned()])?;
+    let scenarios = scenario_api::Scenarios::new(vec![fixture()?])?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let origin = format!("http://{}", listener.local_addr()?);
     tokio::spawn(scenario_api::serve(
