@@ -217,6 +217,33 @@ impl Client {
         self.run(request, policy, may_hand_over, send).await
     }
 
+    /// [`run`](Self::run) for an adapter that hands the app what it loaded (the middleware,
+    /// the layer): never handed over, the data with how the read went, or how it did not load.
+    #[cfg(any(feature = "middleware", feature = "tower"))]
+    pub(crate) async fn carry<T, F>(
+        &self,
+        request: &ReadRequest,
+        policy: RetryPolicy,
+        send: impl FnMut() -> F,
+    ) -> Result<(T, ReadRecord), NotLoaded>
+    where
+        F: std::future::Future<Output = Result<Answer<T>, OriginError>>,
+    {
+        match self.run(request, policy, false, send).await {
+            Ok(Served::Loaded(Loaded {
+                data,
+                report,
+                trace,
+            })) => Ok((data, ReadRecord { report, trace })),
+            // Never asked for: such a read holds as long as its budget allows.
+            Ok(Served::HandedOver { .. } | Served::NotSent) => std::future::pending().await,
+            Err(ReadError::Stopped { report, trace }) => {
+                Err(NotLoaded::Stopped(ReadRecord { report, trace }))
+            }
+            Err(refused) => Err(NotLoaded::Refused(refused)),
+        }
+    }
+
     /// A read carried out to its stop, or to its hand-over where `may_hand_over`, each attempt
     /// made by `send` (dropped, so aborted, where the attempt's cap runs out first). An answer
     /// `send` refuses (from an origin not allowed) ends the read with that refusal.
@@ -337,6 +364,15 @@ impl Client {
             }
         }
     }
+}
+
+/// How a read an adapter carried did not load.
+#[cfg(any(feature = "middleware", feature = "tower"))]
+pub(crate) enum NotLoaded {
+    /// It ran and stopped without data.
+    Stopped(ReadRecord),
+    /// It was refused before anything was sent (never [`ReadError::Stopped`]).
+    Refused(ReadError),
 }
 
 /// What the core asks of one read's future. Boxed, so that the channel each read has is

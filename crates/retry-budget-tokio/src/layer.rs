@@ -15,8 +15,7 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::attempt::{heard_unread, Answer};
-use crate::client::{Client, Loaded, ReadRecord, Served};
-use crate::error::ReadError;
+use crate::client::{Client, NotLoaded, ReadRecord};
 
 /// The error a [`BudgetService`] answers with, as tower's own layers do.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -139,11 +138,9 @@ async fn read<S, B, R>(
     request: Request<B>,
 ) -> Result<Response<R>, BoxError>
 where
-    S: Service<Request<B>, Response = Response<R>> + Clone + Send + 'static,
+    S: Service<Request<B>, Response = Response<R>> + Clone + Send,
     S::Future: Send,
-    S::Error: Into<BoxError>,
-    B: Clone + Send + Sync + 'static,
-    R: Send + 'static,
+    B: Clone + Send + Sync,
 {
     let read = ReadRequest::get(request.uri().to_string());
     let limit = policy.max_body_bytes();
@@ -175,24 +172,16 @@ where
             Ok(Answer::Response(answer, body))
         }
     };
-    match client.run(&read, policy, false, send).await {
-        Ok(Served::Loaded(Loaded {
-            data: mut response,
-            report,
-            trace,
-        })) => {
-            response
-                .extensions_mut()
-                .insert(ReadRecord { report, trace });
+    match client.carry(&read, policy, send).await {
+        Ok((mut response, record)) => {
+            response.extensions_mut().insert(record);
             Ok(response)
         }
-        // Never asked for: a layer's read holds as long as its budget allows.
-        Ok(Served::HandedOver { .. } | Served::NotSent) => std::future::pending().await,
-        Err(ReadError::Stopped { report, trace }) => Err(Box::new(LayerStopped {
-            record: ReadRecord { report, trace },
+        Err(NotLoaded::Stopped(record)) => Err(Box::new(LayerStopped {
+            record,
             last: last.lock().unwrap_or_else(PoisonError::into_inner).take(),
         })),
-        Err(refused) => Err(Box::new(refused)),
+        Err(NotLoaded::Refused(refused)) => Err(Box::new(refused)),
     }
 }
 

@@ -12,8 +12,7 @@ use retry_budget::request::ReadRequest;
 use retry_budget::RetryPolicy;
 
 use crate::attempt::{heard_unread, Answer};
-use crate::client::{Client, Loaded, ReadRecord, Served};
-use crate::error::ReadError;
+use crate::client::{Client, NotLoaded, ReadRecord};
 
 /// A finite retry budget for every `GET` a `reqwest_middleware::ClientWithMiddleware` sends:
 /// `Retry-After` honoured exactly, each attempt capped, the whole read within its deadline, and
@@ -140,28 +139,18 @@ impl Middleware for Budget {
                 Ok(Answer::Response(answer, body))
             }
         };
-        let served: Result<Served<Response>, ReadError> =
-            self.client.run(&read, policy, false, send).await;
-        match served {
-            Ok(Served::Loaded(Loaded {
-                data: mut response,
-                report,
-                trace,
-            })) => {
-                response
-                    .extensions_mut()
-                    .insert(ReadRecord { report, trace });
+        match self.client.carry(&read, policy, send).await {
+            Ok((mut response, record)) => {
+                response.extensions_mut().insert(record);
                 Ok(response)
             }
-            // Never asked for: a middleware's read holds as long as its budget allows.
-            Ok(Served::HandedOver { .. } | Served::NotSent) => std::future::pending().await,
-            Err(ReadError::Stopped { report, trace }) => {
+            Err(NotLoaded::Stopped(record)) => {
                 Err(reqwest_middleware::Error::middleware(Stopped {
-                    record: ReadRecord { report, trace },
+                    record,
                     last: last.into_inner().unwrap_or_else(PoisonError::into_inner),
                 }))
             }
-            Err(refused) => Err(reqwest_middleware::Error::middleware(refused)),
+            Err(NotLoaded::Refused(refused)) => Err(reqwest_middleware::Error::middleware(refused)),
         }
     }
 }
