@@ -24,7 +24,7 @@
 #      API (bench-peers): 429s asking 1, 5 and 30 s, a 503, 200s, 100 callers for 20 s against
 #      10 answers a second, and 10,000 calls in flight at once with their heap; the table in
 #      bench/README.md.
-# Installs what is missing first. Takes about 13 minutes on 2 cores once the tools are built
+# Installs what is missing first. Takes about 15 minutes on 2 cores once the tools are built
 # (mostly release builds and the 200 real waits, twice).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/install.sh"
