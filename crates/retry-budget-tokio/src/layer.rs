@@ -48,7 +48,8 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 ///   its extensions. One whose `Content-Length` is past the policy's body limit stops the read.
 ///   A read that stops without a `2xx` fails with [`LayerStopped`] (the report, and the last
 ///   response's status and headers); one refused before anything is sent with a
-///   [`ReadError`](crate::ReadError); an inner service that is not ready fails the attempt, not the read.
+///   [`ReadError`](crate::ReadError); an inner service that is not ready fails the attempt,
+///   not the read.
 /// - **Time.** The policy's attempt cap ends an attempt that has no response by then (its
 ///   future is dropped); dropping the call's future leaves the read.
 #[derive(Clone)]

@@ -50,7 +50,7 @@ use crate::client::{Client, NotLoaded, ReadRecord};
 ///   `Content-Length` is past the policy's body limit stops the read, not retried (the core's
 ///   body rule, before a byte is read); a body with no length declared is the app's to bound. A read that stops without one is a
 ///   [`Stopped`] error, holding the last response it had. A request refused before anything is
-///   sent (its URL's origin, its policy) is a [`ReadError`].
+///   sent (its URL's origin, its policy) is a [`ReadError`](crate::ReadError).
 /// - **Time.** The policy's attempt cap ends an attempt that has no response headers by then
 ///   (the request is dropped, so aborted); a request's own `timeout` still applies inside each
 ///   attempt, and a timeout is a failed attempt. Dropping the future leaves the read.
