@@ -28,7 +28,7 @@
 //! | `limits` | a fixed-window rate limiter with the RateLimit fields, and its log |
 //! | `clock` | a fixture's answer moved onto the real clock |
 //! | `files` | a built app served beside the API |
-//! | `serve` | the hyper loop |
+//! | `serve` | the hyper loop, and the API on a free loopback port |
 
 mod clock;
 mod cors;
@@ -48,7 +48,7 @@ use palette_list_model::{Case, CaseError, Fixture, FixtureError};
 
 pub use clock::AT_CAP_MARGIN;
 pub use files::with_static;
-pub use serve::serve;
+pub use serve::{serve, serve_on_loopback};
 
 /// The fixture being played and every run so far.
 #[derive(Clone)]

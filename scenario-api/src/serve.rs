@@ -27,3 +27,13 @@ pub async fn serve(
         });
     }
 }
+
+/// Serves `router` on a free port of 127.0.0.1, in a task of the current tokio runtime, for as
+/// long as the runtime runs: the API a test, an example or a bench starts in its own process.
+/// Its origin, `http://127.0.0.1:PORT`.
+pub async fn serve_on_loopback(router: Router) -> std::io::Result<String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let origin = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(serve(listener, router, std::future::pending()));
+    Ok(origin)
+}

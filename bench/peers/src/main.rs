@@ -626,14 +626,7 @@ async fn base(origin: &str, made: reqwest::RequestBuilder) -> Result<String, Fai
 /// The scenario API on a free loopback port, in this process; its origin.
 async fn serve() -> Result<String, Failed> {
     let scenarios = scenario_api::Scenarios::new(vec![fixture()?])?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let origin = format!("http://{}", listener.local_addr()?);
-    tokio::spawn(scenario_api::serve(
-        listener,
-        scenarios.router(),
-        std::future::pending(),
-    ));
-    Ok(origin)
+    Ok(scenario_api::serve_on_loopback(scenarios.router()).await?)
 }
 
 async fn json(request: reqwest::RequestBuilder) -> Result<Value, Failed> {

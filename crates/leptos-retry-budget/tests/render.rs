@@ -40,14 +40,9 @@ struct Run {
 impl Run {
     async fn of(id: &str) -> Run {
         let scenarios = scenario_api::Scenarios::new(vec![FIXTURE.to_owned()]).unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let origin = format!("http://{}", listener.local_addr().unwrap());
-        let router = scenarios.router();
-        tokio::spawn(scenario_api::serve(
-            listener,
-            router,
-            std::future::pending(),
-        ));
+        let origin = scenario_api::serve_on_loopback(scenarios.router())
+            .await
+            .unwrap();
         let made = json(reqwest::Client::new().post(format!("{origin}/runs?scenario={id}"))).await;
         let base = made["base"].as_str().unwrap();
         let palettes = format!("{origin}{base}/palettes?collection=coast");

@@ -83,13 +83,9 @@ impl Redis {
 /// its first window spent: (origin, the limit's URL).
 async fn spent_limit(window_s: u32) -> (String, String) {
     let scenarios = scenario_api::Scenarios::new(vec![FIXTURE.to_owned()]).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let origin = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(scenario_api::serve(
-        listener,
-        scenarios.router(),
-        std::future::pending(),
-    ));
+    let origin = scenario_api::serve_on_loopback(scenarios.router())
+        .await
+        .unwrap();
     let made = reqwest::Client::new()
         .post(format!(
             "{origin}/limits?quota=1&window_s={window_s}&spent=1"

@@ -67,14 +67,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// The scenario API on a free loopback port, in this process; its origin.
 async fn serve() -> Result<String, Box<dyn std::error::Error>> {
     let scenarios = scenario_api::Scenarios::new(vec![SCENARIOS.to_owned()])?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let origin = format!("http://{}", listener.local_addr()?);
-    tokio::spawn(scenario_api::serve(
-        listener,
-        scenarios.router(),
-        std::future::pending(),
-    ));
-    Ok(origin)
+    Ok(scenario_api::serve_on_loopback(scenarios.router()).await?)
 }
 
 /// A new run of `case`; the URL of its palettes.

@@ -39,14 +39,9 @@ pub fn policy() -> RetryPolicy {
 /// The scenario API on a free loopback port; its origin.
 pub async fn serve() -> String {
     let scenarios = scenario_api::Scenarios::new(vec![FIXTURE.to_owned()]).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let origin = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(scenario_api::serve(
-        listener,
-        scenarios.router(),
-        std::future::pending(),
-    ));
-    origin
+    scenario_api::serve_on_loopback(scenarios.router())
+        .await
+        .unwrap()
 }
 
 /// A JSON answer from the scenario API's own routes.
