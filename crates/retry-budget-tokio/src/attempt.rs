@@ -36,8 +36,7 @@ pub(crate) async fn send<T>(
     if !is_success(response.status) {
         return Answer::Response(response, None);
     }
-    let length = answer.headers().get(CONTENT_LENGTH);
-    let length = length.map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let length = header(answer.headers(), CONTENT_LENGTH.as_str());
     let body = match LimitedBody::new(limit, length.as_deref()) {
         Ok(mut body) => loop {
             match answer.chunk().await {
@@ -59,28 +58,38 @@ pub(crate) async fn send<T>(
 /// The status and the headers the core reads, which it names. A server's answer is never
 /// cross-origin: nothing hides a header from it.
 pub(crate) fn core_response(status: u16, headers: &HeaderMap) -> Response {
-    // Bytes that are not UTF-8 are kept as replacement characters, so the core finds the value
-    // invalid rather than missing.
-    Response::from_headers(status, |name| {
-        (headers.get(name)).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-    })
+    Response::from_headers(status, |name| header(headers, name))
 }
 
-/// An answer whose body is the app's to read (through the middleware or the layer): what the
-/// core hears of it, and for a 2xx whether the length it declares is within `limit`, the core's
-/// body rule before a byte is read (`None` for any other status: its body is not read).
+/// An answer whose body is the app's to read (through the middleware or the layer), as the
+/// read hears it: a 2xx whose declared length is within `limit` (the core's body rule, before a
+/// byte is read) is handed on whole; anything else goes to `keep_last`, the read's last answer,
+/// with the core told of it (a 2xx past the limit, or a status whose body is not read).
 #[cfg(any(feature = "middleware", feature = "tower"))]
-pub(crate) fn heard_unread(
+pub(crate) fn unread<T>(
+    answer: T,
     status: u16,
-    headers: &HeaderMap,
+    headers_of: impl Fn(&T) -> &HeaderMap,
     limit: u64,
-) -> (Response, Option<Result<(), BodyProblem>>) {
+    keep_last: impl FnOnce(T),
+) -> Answer<T> {
+    let headers = headers_of(&answer);
     let response = core_response(status, headers);
-    if !is_success(status) {
-        return (response, None);
-    }
-    let length = headers.get(CONTENT_LENGTH);
-    let length = length.map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    let within = LimitedBody::new(limit, length.as_deref()).map(|_| ());
-    (response, Some(within))
+    let body = if is_success(status) {
+        let length = header(headers, CONTENT_LENGTH.as_str());
+        match LimitedBody::new(limit, length.as_deref()) {
+            Ok(_) => return Answer::Response(response, Some(Ok(answer))),
+            Err(problem) => Some(Err(problem)),
+        }
+    } else {
+        None
+    };
+    keep_last(answer);
+    Answer::Response(response, body)
+}
+
+/// A header's value, as text: bytes that are not UTF-8 are kept as replacement characters, so
+/// the core finds the value invalid rather than missing.
+fn header(headers: &HeaderMap, name: &str) -> Option<String> {
+    (headers.get(name)).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
 }

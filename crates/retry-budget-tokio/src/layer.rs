@@ -14,7 +14,7 @@ use retry_budget::RetryPolicy;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::attempt::{heard_unread, Answer};
+use crate::attempt::{unread, Answer};
 use crate::client::{Client, NotLoaded, ReadRecord};
 
 /// The error a [`BudgetService`] answers with, as tower's own layers do.
@@ -161,16 +161,12 @@ where
                 return Ok(Answer::Failed);
             };
             let status = response.status().as_u16();
-            let (answer, body) = heard_unread(status, response.headers(), limit);
-            let body = match body {
-                Some(Ok(())) => return Ok(Answer::Response(answer, Some(Ok(response)))),
-                Some(Err(problem)) => Some(Err(problem)),
-                None => None,
-            };
-            let (head, _unread) = response.into_parts();
-            *last.lock().unwrap_or_else(PoisonError::into_inner) =
-                Some(Response::from_parts(head, ()));
-            Ok(Answer::Response(answer, body))
+            Ok(unread(response, status, Response::headers, limit, |kept| {
+                // Its head only: the body was not read, and goes with the answer.
+                let (head, _body) = kept.into_parts();
+                *last.lock().unwrap_or_else(PoisonError::into_inner) =
+                    Some(Response::from_parts(head, ()));
+            }))
         }
     };
     match client.carry(&read, policy, send).await {

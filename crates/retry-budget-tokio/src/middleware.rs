@@ -11,7 +11,7 @@ use reqwest_middleware::{Middleware, Next};
 use retry_budget::request::ReadRequest;
 use retry_budget::RetryPolicy;
 
-use crate::attempt::{heard_unread, Answer};
+use crate::attempt::{unread, Answer};
 use crate::client::{Client, NotLoaded, ReadRecord};
 
 /// A finite retry budget for every `GET` a `reqwest_middleware::ClientWithMiddleware` sends:
@@ -129,14 +129,9 @@ impl Middleware for Budget {
                 };
                 allowed.check(response.url().as_str())?;
                 let status = response.status().as_u16();
-                let (answer, body) = heard_unread(status, response.headers(), limit);
-                let body = match body {
-                    Some(Ok(())) => return Ok(Answer::Response(answer, Some(Ok(response)))),
-                    Some(Err(problem)) => Some(Err(problem)),
-                    None => None,
-                };
-                *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(response);
-                Ok(Answer::Response(answer, body))
+                Ok(unread(response, status, Response::headers, limit, |kept| {
+                    *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(kept);
+                }))
             }
         };
         match self.client.carry(&read, policy, send).await {
