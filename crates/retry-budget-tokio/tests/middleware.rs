@@ -15,7 +15,9 @@ use retry_budget_tokio::{
 use serde_json::Value;
 
 mod support;
-use support::{answering, futures_join_all, json, policy, reached, run, serve, slow_limiter};
+use support::{
+    answering, futures_join_all, in_flight_at, policy, reached, run, serve, slow_limiter,
+};
 
 /// `http` under a budget of `client`'s ledger and the tests' policy.
 fn budgeted(client: &Client, http: reqwest::Client) -> ClientWithMiddleware {
@@ -228,10 +230,7 @@ async fn the_scopes_in_flight_limit_holds_for_the_middlewares_reads() {
             OutcomeKind::BudgetExhausted
         ]
     );
-    let log = json(reqwest::Client::new().get(&base)).await;
-    let in_flight: Vec<u64> = (log["requests"].as_array().unwrap().iter())
-        .map(|r| r["in_flight"].as_u64().unwrap())
-        .collect();
+    let in_flight = in_flight_at(&base).await;
     assert_eq!(in_flight, [1, 1, 1], "one at a time, three requests");
 }
 

@@ -12,7 +12,9 @@ use retry_budget_tokio::{AllowedOrigins, Client, OriginError, ReadError, Served}
 use serde_json::Value;
 
 mod support;
-use support::{answering, futures_join_all, json, policy, reached, run, serve, slow_limiter};
+use support::{
+    answering, futures_join_all, in_flight_at, json, policy, reached, run, serve, slow_limiter,
+};
 
 /// How a read of `url` under `policy` stopped; it must stop, not load or be refused.
 async fn stop_of(client: &Client, url: &str, policy: RetryPolicy) -> retry_budget::StopReport {
@@ -161,7 +163,6 @@ async fn one_ledger_a_429_to_one_read_holds_back_the_others() {
 #[tokio::test]
 async fn the_scopes_in_flight_limit_holds_across_reads_and_past_its_cap_a_read_stops_at_once() {
     let origin = serve().await;
-    let http = reqwest::Client::new();
     let base = slow_limiter(&origin).await;
     let client = client(&origin);
     let one_at_a_time = ScopePolicy::new()
@@ -191,10 +192,7 @@ async fn the_scopes_in_flight_limit_holds_across_reads_and_past_its_cap_a_read_s
             OutcomeKind::BudgetExhausted
         ]
     );
-    let log = json(http.get(&base)).await;
-    let in_flight: Vec<u64> = (log["requests"].as_array().unwrap().iter())
-        .map(|r| r["in_flight"].as_u64().unwrap())
-        .collect();
+    let in_flight = in_flight_at(&base).await;
     assert_eq!(in_flight, [1, 1, 1], "one at a time, three requests");
     assert_eq!(client.known_scopes(), 1, "the scope keeps its policy");
 }
@@ -202,7 +200,6 @@ async fn the_scopes_in_flight_limit_holds_across_reads_and_past_its_cap_a_read_s
 #[tokio::test]
 async fn a_render_whose_first_attempt_would_queue_past_its_hold_is_given_up_unsent() {
     let origin = serve().await;
-    let http = reqwest::Client::new();
     let base = slow_limiter(&origin).await;
     let client = client(&origin);
     let one_at_a_time = ScopePolicy::new().with_in_flight_limit(1);
@@ -232,10 +229,7 @@ async fn a_render_whose_first_attempt_would_queue_past_its_hold_is_given_up_unse
         started.elapsed() < Duration::from_secs(1),
         "no render held past its hold"
     );
-    let log = json(http.get(&base)).await;
-    let in_flight: Vec<u64> = (log["requests"].as_array().unwrap().iter())
-        .map(|r| r["in_flight"].as_u64().unwrap())
-        .collect();
+    let in_flight = in_flight_at(&base).await;
     assert_eq!(in_flight, [1, 1], "two requests, one at a time");
     assert_eq!(client.known_scopes(), 1);
 }

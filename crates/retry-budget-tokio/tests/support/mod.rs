@@ -106,6 +106,15 @@ pub async fn slow_limiter(origin: &str) -> String {
     format!("{origin}{}", made["base"].as_str().unwrap())
 }
 
+/// How many requests were in flight at a limiter (its base URL) as each arrived, itself
+/// included.
+pub async fn in_flight_at(base: &str) -> Vec<u64> {
+    let log = json(reqwest::Client::new().get(base)).await;
+    (log["requests"].as_array().unwrap().iter())
+        .map(|r| r["in_flight"].as_u64().unwrap())
+        .collect()
+}
+
 /// Polls the futures together, in this task, and gives their outputs in order.
 pub async fn futures_join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
     let mut futures: Vec<_> = futures.into_iter().map(Box::pin).collect();
