@@ -354,19 +354,37 @@ async fn read(http: &ClientWithMiddleware, url: String) -> (bool, Duration) {
     (loaded, started.elapsed())
 }
 
+/// `AT_ONCE` reads through `http` at once, each against an API of its own that POSTing
+/// `make` to the scenario API creates (a run, a limit): each API's base URL, and how its read
+/// went.
+async fn one_read_each(
+    http: &ClientWithMiddleware,
+    origin: &str,
+    make: &str,
+) -> Result<Vec<(String, (bool, Duration))>, Failed> {
+    let mut bases = Vec::new();
+    for _ in 0..AT_ONCE {
+        bases.push(
+            base(
+                origin,
+                reqwest::Client::new().post(format!("{origin}{make}")),
+            )
+            .await?,
+        );
+    }
+    let reads = (bases.iter()).map(|base| read(http, format!("{base}/palettes?collection=coast")));
+    let results = futures::future::join_all(reads).await;
+    Ok(bases.into_iter().zip(results).collect())
+}
+
 /// `AT_ONCE` reads, each against a limit of its own: one answer per `window_s`-second window,
 /// the first window spent.
 async fn refused(http: &ClientWithMiddleware, origin: &str, window_s: u64) -> Result<Row, Failed> {
-    let mut bases = Vec::new();
-    for _ in 0..AT_ONCE {
-        let url = format!("{origin}/limits?quota=1&window_s={window_s}&spent=1");
-        bases.push(base(origin, reqwest::Client::new().post(url)).await?);
-    }
-    let reads = (bases.iter()).map(|base| read(http, format!("{base}/palettes?collection=coast")));
+    let make = format!("/limits?quota=1&window_s={window_s}&spent=1");
     let mut row = Row::default();
-    for (base, result) in bases.iter().zip(futures::future::join_all(reads).await) {
+    for (base, result) in one_read_each(http, origin, &make).await? {
         row.add(result);
-        let requests = requests_at(base).await?;
+        let requests = requests_at(&base).await?;
         row.requests += requests.len();
         row.during_block += sent_during_a_block(&requests, window_s);
     }
@@ -375,16 +393,10 @@ async fn refused(http: &ClientWithMiddleware, origin: &str, window_s: u64) -> Re
 
 /// `AT_ONCE` reads of the scenario `id` through `http` at once, each on a run of its own.
 async fn runs(http: &ClientWithMiddleware, origin: &str, id: &str) -> Result<Row, Failed> {
-    let mut bases = Vec::new();
-    for _ in 0..AT_ONCE {
-        let url = format!("{origin}/runs?scenario={id}");
-        bases.push(base(origin, reqwest::Client::new().post(url)).await?);
-    }
-    let reads = (bases.iter()).map(|base| read(http, format!("{base}/palettes?collection=coast")));
     let mut row = Row::default();
-    for (base, result) in bases.iter().zip(futures::future::join_all(reads).await) {
+    for (base, result) in one_read_each(http, origin, &format!("/runs?scenario={id}")).await? {
         row.add(result);
-        row.requests += requests_at(base).await?.len();
+        row.requests += requests_at(&base).await?.len();
     }
     Ok(row)
 }
