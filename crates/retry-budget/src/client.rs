@@ -93,6 +93,8 @@ struct Entry {
     action: ReadAction,
     /// An answer that waits for a token from the shared purse ([`ClientEvent::TakeToken`]).
     waiting_token: Option<Box<HeldAnswer>>,
+    /// The turn the scope's learned pace gave the read's next attempt, while it waits for it.
+    turn: Option<Duration>,
 }
 
 /// An answer held until the shared purse says whether its retry is paid for.
@@ -150,6 +152,18 @@ impl Client {
         }
     }
 
+    /// This client with every scope learning the pace it serves at (default off): after a
+    /// block ends, the attempts that start on a scope go `served` at a time, one batch per
+    /// `span`, where `served` is how many `2xx` the scope gave in the run the block ended and
+    /// `span` how long that run lasted to the block's end. A read whose turn comes too late for its
+    /// budget stops at once; a pace that held no one back for a whole span is dropped. Made for
+    /// a client that sees every caller of an API (a server process): the rule and its proof
+    /// are in the [contract](crate::contract).
+    pub const fn with_learned_pace(mut self, on: bool) -> Self {
+        self.ledger.learn_pace(on);
+        self
+    }
+
     /// Gives `scope` the policy its reads share ([`ScopePolicy`]): once, ideally before its
     /// first read (reads already queued keep the limit they queued under). Refused, by name,
     /// if it is not valid or if the scope already has another; giving the same one again
@@ -182,11 +196,33 @@ impl Client {
             self.ledger.delayed(scope) >= max
                 && self.ledger.would_delay(now, scope, policy.priority())
         });
-        let action = match crowded {
-            Some(max) => ReadAction::turned_away(now, policy, max)?,
-            None => ReadAction::start_under(now, policy, block, shared.in_flight_limit(), seed)?,
+        policy.validate()?;
+        let (action, turn) = match crowded {
+            Some(max) => (ReadAction::turned_away(now, policy, max)?, None),
+            None => {
+                let turn = block.is_none().then(|| self.ledger.take_turn(now, scope));
+                let block = block.or(turn.flatten());
+                let action =
+                    ReadAction::start_under(now, policy, block, shared.in_flight_limit(), seed)?;
+                (action, turn.flatten().map(|b| b.until))
+            }
         };
-        Ok(self.add(now, scope, action))
+        let id = self.add(now, scope, action);
+        self.hold_turn(id, turn);
+        Ok(id)
+    }
+
+    /// `read` took `turn` (if any) from its scope's pace: it holds it while it waits for it,
+    /// and gives it back if it stopped at once.
+    fn hold_turn(&mut self, read: ReadId, turn: Option<Duration>) {
+        let (Some(turn), Some(entry)) = (turn, self.reads.get_mut(read)) else {
+            return;
+        };
+        if *entry.action.phase() == Phase::Stopped {
+            self.ledger.give_back_turn(&entry.scope);
+        } else {
+            entry.turn = Some(turn);
+        }
     }
 
     /// A new read on `scope`, named and added; its first step follows.
@@ -198,6 +234,7 @@ impl Client {
             scope: scope.to_owned(),
             action,
             waiting_token: None,
+            turn: None,
         };
         self.reads.insert(id, entry);
         self.moved(id);
@@ -446,13 +483,36 @@ impl Client {
             };
             // Read again: an earlier read's grant may have moved this one.
             if entry.action.poll_timeout().is_some_and(|t| t <= now) {
-                entry.action.handle_timeout(now);
+                let turn = self.turn_at_wake(now, read);
+                if let (Some(entry), Some(block)) = (self.reads.get_mut(read), turn) {
+                    // Held back to its turn: the wait goes on, or the read stops at once.
+                    entry.action.handle_scope_block(now, block);
+                    self.hold_turn(read, Some(block.until));
+                } else if let Some(entry) = self.reads.get_mut(read) {
+                    entry.action.handle_timeout(now);
+                }
                 self.moved(read);
                 self.settle(now, read);
             } else {
                 self.moved(read);
             }
         }
+    }
+
+    /// Where `read`'s wait ends at `now` and its next attempt would start: the block its
+    /// scope's pace holds it to, its turn taken; `None` when it goes on as its wait's end
+    /// decides (no pace holds it, its turn has come, or it is not waiting for an attempt).
+    fn turn_at_wake(&mut self, now: Duration, read: ReadId) -> Option<ScopeBlock> {
+        let entry = self.reads.get_mut(read)?;
+        if entry.turn.take().is_some_and(|turn| turn <= now) {
+            return None;
+        }
+        let action = &entry.action;
+        let next_attempt_left = action.attempts() < action.policy().max_attempts();
+        if !matches!(action.phase(), Phase::Waiting { .. }) || !next_attempt_left {
+            return None;
+        }
+        self.ledger.take_turn(now, &entry.scope)
     }
 
     /// A block on `scope` learned at `now` from elsewhere (another tab): kept if it ends later
@@ -583,6 +643,8 @@ impl Client {
         for read in self.reads.in_start_order(listed, |e| e.scope == scope) {
             if let Some(entry) = self.reads.get_mut(read) {
                 if *entry.action.phase() != Phase::Stopped {
+                    // A turn inside the block is void: the block's end gives new ones.
+                    entry.turn = entry.turn.filter(|turn| *turn >= block.until);
                     entry.action.handle_scope_block(now, block);
                     self.moved(read);
                 }

@@ -36,6 +36,7 @@
 //! | | `http_date` | the three HTTP-date forms, any year, RFC 850's century |
 //! | | `shown` | how a value a server sent is shown to a reader |
 //! | | `block` | a scope's block: no attempt on it starts before its end |
+//! | | `pace` | the pace a scope served at before its last block, and the turns it gives after |
 //! | | `random` | the seeded random numbers jitter is drawn from |
 //! | | `scope_map` | where the ledger keeps its scopes by name: a list in a browser, a hash map on a server |
 //! | | `reads` | where a client keeps its reads by name, their timers and its events: a list in a browser, a hash map and a heap on a server |
@@ -60,6 +61,7 @@ mod block;
 mod client;
 mod clock;
 mod http_date;
+mod pace;
 mod places;
 mod random;
 mod rate_limit;
@@ -92,6 +94,8 @@ mod test_clock;
 #[cfg(all(test, target_arch = "wasm32"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+#[cfg(test)]
+mod pace_tests;
 #[cfg(test)]
 mod tests;
 

@@ -14,8 +14,9 @@ use std::time::Duration;
 
 use super::block::blocks_scope;
 pub use super::block::{BlockCause, ScopeBlock};
+use super::pace::Pace;
 use super::places::{Place, Places, Taken};
-use super::policy::Priority;
+use super::policy::{is_success, Priority};
 use super::response::Reading;
 use super::scope_map::ScopeMap;
 pub use super::scope_policy::{RetryTokens, ScopePolicy, ScopePolicyError};
@@ -46,6 +47,19 @@ pub struct ScopeState {
     pub retry_purse: Option<RetryPurse>,
     /// What the scope's reads share, as given once ([`ScopePolicy`]; by default nothing).
     pub policy: ScopePolicy,
+    /// Where the client learns the pace ([`Client::with_learned_pace`](crate::Client::with_learned_pace))
+    /// and the last block taught one: how many attempts start on the scope per span, at most.
+    pub pace: Option<LearnedPace>,
+}
+
+/// The pace a scope served at in the run its last block ended, which the attempts after that
+/// block keep to ([`Client::with_learned_pace`](crate::Client::with_learned_pace)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LearnedPace {
+    /// How many attempts start together, at most: the `2xx` answers of that run.
+    pub turns: u32,
+    /// How long one batch's turn lasts: from the run's start to the block's end.
+    pub span: Duration,
 }
 
 /// A scope's retry tokens: what is left, in thousandths of a token, and the rule that set it.
@@ -104,6 +118,7 @@ fn is_idle(now: Duration, kept: &Kept) -> bool {
 struct Kept {
     state: ScopeState,
     places: Places,
+    pace: Pace,
 }
 
 /// Every live scope's state, keyed by the scope's name (by default the API's origin). A scope
@@ -113,6 +128,8 @@ struct Kept {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ScopeLedger {
     scopes: ScopeMap<Kept>,
+    /// Whether each scope learns its pace from its answers ([`Pace`]).
+    learns_pace: bool,
 }
 
 impl ScopeLedger {
@@ -120,7 +137,14 @@ impl ScopeLedger {
     pub const fn new() -> Self {
         Self {
             scopes: ScopeMap::new(),
+            learns_pace: false,
         }
+    }
+
+    /// Whether each scope learns the pace it serves at ([`Pace`]) and holds back the attempts
+    /// that start on it after a block to that pace.
+    pub(crate) const fn learn_pace(&mut self, on: bool) {
+        self.learns_pace = on;
     }
 
     /// A response arrived at `now` on `scope`, already read. A `429` whose `Retry-After` is
@@ -142,6 +166,9 @@ impl ScopeLedger {
         };
         // A 429's own block first: where the fields name the same end, the 429 is the reason.
         let mut blocks = Vec::new();
+        if self.learns_pace && is_success(status) {
+            self.scopes.entry(scope).pace.served(now);
+        }
         if blocks_scope(status) {
             self.entry(scope).refusals += 1;
             if let Some(Ok(hint)) = reading.retry_after {
@@ -254,8 +281,46 @@ impl ScopeLedger {
             return false;
         }
         state.block = Some(block);
+        if self.learns_pace {
+            self.scopes.entry(scope).pace.blocked(block.until);
+        }
         self.scopes.note_expiry(block.until, scope);
         true
+    }
+
+    /// An attempt is about to start on `scope` at `now`, the scope open: where a learned pace
+    /// holds it back, the block it waits for (until its turn; the cause and the delay asked
+    /// are the last block's), its turn taken. `None`: it starts now (its turn, if the scope is
+    /// paced, taken at `now`).
+    pub(crate) fn take_turn(&mut self, now: Duration, scope: &str) -> Option<ScopeBlock> {
+        if !self.learns_pace || self.poll_block(now, scope).is_some() {
+            return None;
+        }
+        let kept = self.scopes.get_mut(scope)?;
+        let turn = kept.pace.take_turn(now).filter(|turn| *turn > now)?;
+        let last = kept.state.block?;
+        Some(ScopeBlock {
+            until: turn,
+            ..last
+        })
+    }
+
+    /// Whether an attempt starting on `scope` at `now` would wait for its turn
+    /// ([`take_turn`](Self::take_turn)), no turn taken.
+    fn would_wait_turn(&self, now: Duration, scope: &str) -> bool {
+        let Some(kept) = self.scopes.get(scope).filter(|_| self.learns_pace) else {
+            return false;
+        };
+        let mut pace = kept.pace;
+        pace.take_turn(now).is_some_and(|turn| turn > now)
+    }
+
+    /// The turn on `scope` just taken goes unused (its read stopped at once): the next
+    /// attempt takes it.
+    pub(crate) fn give_back_turn(&mut self, scope: &str) {
+        if let Some(kept) = self.scopes.get_mut(scope) {
+            kept.pace.give_back();
+        }
     }
 
     /// The block an attempt starting at `now` on `scope` must wait for; `None` when the scope
@@ -380,7 +445,7 @@ impl ScopeLedger {
     /// queues behind every read of its priority or a higher one, as
     /// [`poll_grant`](Self::poll_grant) serves them).
     pub(crate) fn would_delay(&self, now: Duration, scope: &str, priority: Priority) -> bool {
-        if self.poll_block(now, scope).is_some() {
+        if self.poll_block(now, scope).is_some() || self.would_wait_turn(now, scope) {
             return true;
         }
         self.policy(scope).in_flight_limit().is_some_and(|limit| {
@@ -400,6 +465,7 @@ impl ScopeLedger {
             in_flight: kept.places.count(Place::InFlight),
             queued: kept.places.count(Place::Queued),
             waiting: kept.places.count(Place::Waiting),
+            pace: (kept.pace.learned()).map(|(turns, span)| LearnedPace { turns, span }),
             ..kept.state
         }
     }

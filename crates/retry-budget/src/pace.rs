@@ -1,0 +1,235 @@
+//! A scope's learned pace: after a block, the reads it held start no faster than the scope
+//! served before it refused.
+//!
+//! The ledger counts the `2xx` answers of each run (from the end of one block, or from the
+//! first answer, to the block that ends it). When that block has ended, the scope served
+//! `served` answers in `span` (the run's start to the block's end), and the attempts that
+//! start on it next go `served` at a time, one batch per `span`, the first at the block's end:
+//! what the scope served last time, when it served it. A fixed window serves a batch at its
+//! start and says when its quota is spent (a `429`, or RateLimit fields saying nothing is
+//! left) with a reset rounded up to whole seconds, so a batch sent as a window opens meets the
+//! next window's start, where reads spread evenly would meet a block rounded up past it. A
+//! pace that has not held anyone back for a whole `span` is dropped: the next refusal teaches
+//! a new one. A block that ends a run in which nothing was served teaches nothing, and the
+//! pace from before (if any) stays.
+//!
+//! Sans-IO like the rest of the ledger: `now` is passed in, the turns are data.
+
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+/// What the ledger learned of the pace one scope serves at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Pace {
+    /// When the current run began: the end of the last block, else the first `2xx` heard.
+    run_start: Option<Duration>,
+    /// `2xx` answers heard in the current run (including those that arrive during the block
+    /// that ends it: they were sent before it).
+    served: u32,
+    /// The end of the block that ends the current run, once one came.
+    run_end: Option<Duration>,
+    /// What the last closed run taught, if it served anything.
+    learned: Option<Learned>,
+}
+
+/// `served` turns per `span`, from `from`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Learned {
+    served: NonZeroU32,
+    span: Duration,
+    /// When the first batch went: the end of the block that taught the pace.
+    from: Duration,
+    /// Turns taken since.
+    taken: u32,
+}
+
+impl Learned {
+    /// The next free turn.
+    fn next(&self) -> Duration {
+        let batch = self.taken / self.served.get();
+        self.from.saturating_add(self.span.saturating_mul(batch))
+    }
+}
+
+impl Pace {
+    /// A `2xx` arrived at `now`.
+    pub(crate) fn served(&mut self, now: Duration) {
+        self.run_start.get_or_insert(now);
+        self.served = self.served.saturating_add(1);
+    }
+
+    /// The scope is blocked until `until` (a longer block than before): the current run ends
+    /// there.
+    pub(crate) fn blocked(&mut self, until: Duration) {
+        self.run_end = Some(self.run_end.map_or(until, |end| end.max(until)));
+    }
+
+    /// An attempt is about to start on the scope at `now`, the scope open: the moment its
+    /// turn comes (at `now`, or later where the pace holds it back), taken. `None`: no pace
+    /// holds it, and it starts now without taking a turn.
+    pub(crate) fn take_turn(&mut self, now: Duration) -> Option<Duration> {
+        self.close_run(now);
+        let learned = self.learned.as_mut()?;
+        let next = learned.next();
+        // A pace that held no one back for a whole span is stale.
+        if next.saturating_add(learned.span) <= now {
+            self.learned = None;
+            return None;
+        }
+        learned.taken = learned.taken.saturating_add(1);
+        Some(next.max(now))
+    }
+
+    /// The last turn taken goes unused: the next attempt takes it instead.
+    pub(crate) fn give_back(&mut self) {
+        if let Some(learned) = self.learned.as_mut() {
+            learned.taken = learned.taken.saturating_sub(1);
+        }
+    }
+
+    /// The pace learned, if one holds: this many turns per this span.
+    pub(crate) fn learned(&self) -> Option<(u32, Duration)> {
+        self.learned.map(|l| (l.served.get(), l.span))
+    }
+
+    /// Where the run's block has ended by `now`: what it served over its span becomes the
+    /// pace, and a new run starts at the block's end.
+    fn close_run(&mut self, now: Duration) {
+        let Some(end) = self.run_end.filter(|end| *end <= now) else {
+            return;
+        };
+        let run = (self.run_start, NonZeroU32::new(self.served));
+        let span = run.0.map(|start| end.saturating_sub(start));
+        self.learned = match (run.1, span.filter(|s| !s.is_zero())) {
+            (Some(served), Some(span)) => Some(Learned {
+                served,
+                span,
+                from: end,
+                taken: 0,
+            }),
+            // Nothing served: the pace from before, its batches starting again at the end.
+            _ => self.learned.map(|l| Learned {
+                from: end,
+                taken: 0,
+                ..l
+            }),
+        };
+        *self = Pace {
+            run_start: Some(end),
+            served: 0,
+            run_end: None,
+            learned: self.learned,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// A fixed window of 10 a second: ten served from 0 ms, refused until 1,000 ms.
+    fn ten_then_blocked() -> Pace {
+        let mut pace = Pace::default();
+        for at in 0..10 {
+            pace.served(ms(at));
+        }
+        pace.blocked(ms(1000));
+        pace
+    }
+
+    #[test]
+    fn after_a_block_turns_go_as_many_per_span_as_the_run_served_from_its_end() {
+        let mut pace = ten_then_blocked();
+        let turns: Vec<_> = (0..25).map(|_| pace.take_turn(ms(1000))).collect();
+        let want: Vec<_> = (0..25).map(|k| Some(ms(1000 + 1000 * (k / 10)))).collect();
+        assert_eq!(turns, want);
+        assert_eq!(pace.learned(), Some((10, ms(1000))));
+    }
+
+    #[test]
+    fn nothing_is_paced_before_a_block_has_ended() {
+        let mut pace = ten_then_blocked();
+        assert_eq!(pace.take_turn(ms(999)), None);
+        let mut unblocked = Pace::default();
+        unblocked.served(ms(0));
+        assert_eq!(unblocked.take_turn(ms(5)), None);
+    }
+
+    #[test]
+    fn a_turn_is_never_before_now() {
+        let mut pace = ten_then_blocked();
+        for _ in 0..10 {
+            assert_eq!(pace.take_turn(ms(1250)), Some(ms(1250)));
+        }
+        assert_eq!(pace.take_turn(ms(1250)), Some(ms(2000)));
+    }
+
+    #[test]
+    fn a_pace_that_held_no_one_back_for_a_span_is_dropped() {
+        let mut pace = ten_then_blocked();
+        for _ in 0..10 {
+            pace.take_turn(ms(1000));
+        }
+        // The next batch was free from 2,000 ms; a whole span (1 s) later it is stale.
+        assert_eq!(pace.take_turn(ms(2999)), Some(ms(2999)));
+        assert_eq!(pace.take_turn(ms(3000)), None);
+        assert_eq!(pace.learned(), None);
+    }
+
+    #[test]
+    fn a_turn_given_back_is_the_next_one_taken() {
+        let mut pace = ten_then_blocked();
+        for _ in 0..10 {
+            pace.take_turn(ms(1000));
+        }
+        assert_eq!(pace.take_turn(ms(1000)), Some(ms(2000)));
+        pace.give_back();
+        pace.give_back();
+        assert_eq!(pace.take_turn(ms(1000)), Some(ms(1000)));
+        assert_eq!(pace.take_turn(ms(1000)), Some(ms(2000)));
+    }
+
+    #[test]
+    fn a_run_that_served_nothing_keeps_the_pace_from_before() {
+        let mut pace = ten_then_blocked();
+        pace.take_turn(ms(1000));
+        pace.blocked(ms(2000));
+        assert_eq!(pace.take_turn(ms(2000)), Some(ms(2000)));
+        assert_eq!(pace.learned(), Some((10, ms(1000))));
+        let mut never_served = Pace::default();
+        never_served.blocked(ms(1000));
+        assert_eq!(never_served.take_turn(ms(1000)), None);
+    }
+
+    #[test]
+    fn answers_that_arrive_during_the_block_count_in_the_run_it_ends() {
+        let mut pace = Pace::default();
+        pace.served(ms(0));
+        pace.blocked(ms(1000));
+        for at in 1..5 {
+            pace.served(ms(at * 10));
+        }
+        pace.take_turn(ms(1000));
+        assert_eq!(pace.learned(), Some((5, ms(1000))));
+    }
+
+    #[test]
+    fn the_next_run_starts_at_the_block_end_and_a_later_block_relearns() {
+        let mut pace = ten_then_blocked();
+        for _ in 0..5 {
+            pace.take_turn(ms(1000));
+        }
+        for at in 0..4 {
+            pace.served(ms(1000 + 100 * at));
+        }
+        pace.blocked(ms(3000));
+        assert_eq!(pace.take_turn(ms(3000)), Some(ms(3000)));
+        assert_eq!(pace.learned(), Some((4, ms(2000))));
+    }
+}

@@ -1,0 +1,154 @@
+//! Many reads at once on one scope, against a fixed window, on a virtual clock: what the
+//! learned pace changes, counted where the requests arrive.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use super::*;
+
+const API: &str = "https://api.example.com";
+/// Each answer arrives this long after its request.
+const LATENCY: Duration = Duration::from_millis(1);
+
+/// A quota of `quota` answers per whole second; a `429` says the seconds left in the window,
+/// rounded up, as `Retry-After` must be written.
+struct FixedWindow {
+    quota: u32,
+    window: u64,
+    served: u32,
+    /// The latest moment a `429` the client has heard named.
+    told_until: Duration,
+    requests: u32,
+    /// Requests sent before a moment a `429` the client had heard named.
+    early: u32,
+}
+
+impl FixedWindow {
+    /// The answer to a request sent at `now`, and the moment it names, if it refuses.
+    fn answer(&mut self, now: Duration) -> (Response, Option<Duration>) {
+        self.requests += 1;
+        if now < self.told_until {
+            self.early += 1;
+        }
+        let window = now.as_secs();
+        if window != self.window {
+            (self.window, self.served) = (window, 0);
+        }
+        if self.served < self.quota {
+            self.served += 1;
+            return (Response::new(200), None);
+        }
+        let left = Duration::from_secs(window + 1) - now;
+        let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+        let back = now + Duration::from_secs(secs);
+        (Response::new(429).retry_after(secs.to_string()), Some(back))
+    }
+}
+
+/// What `callers` reads started together came to.
+#[derive(Debug)]
+struct Crowd {
+    requests: u32,
+    early: u32,
+    loaded: u32,
+    /// When the last read stopped.
+    done: Duration,
+    /// Of the reads that did not load, how many stopped at once (with no wait).
+    stopped: u32,
+}
+
+fn crowd(client: Client, callers: u32, quota: u32) -> Crowd {
+    let mut client = client;
+    let mut api = FixedWindow {
+        quota,
+        window: 0,
+        served: 0,
+        told_until: Duration::ZERO,
+        requests: 0,
+        early: 0,
+    };
+    let mut answers: BTreeMap<(Duration, ReadId), (Response, Option<Duration>)> = BTreeMap::new();
+    let (mut loaded, mut stopped, mut done) = (0, 0, Duration::ZERO);
+    let mut now = Duration::ZERO;
+    for seed in 0..callers {
+        client
+            .handle_start(now, API, RetryPolicy::new(), u64::from(seed))
+            .unwrap();
+    }
+    loop {
+        while let Some(event) = client.poll_event() {
+            let ClientEvent::Step { read, step } = event else {
+                continue;
+            };
+            match step {
+                Step::StartAttempt { .. } => {
+                    answers.insert((now + LATENCY, read), api.answer(now));
+                }
+                Step::Stop(report) => {
+                    done = now;
+                    match report.outcome {
+                        Outcome::Succeeded => loaded += 1,
+                        _ => stopped += 1,
+                    }
+                }
+                Step::Wait { .. } | Step::Queue { .. } => {}
+            }
+        }
+        let next_answer = answers.keys().next().map(|(at, _)| *at);
+        let Some(next) = [next_answer, client.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min()
+        else {
+            break;
+        };
+        now = next;
+        if next_answer == Some(now) {
+            let ((_, read), (response, back)) = answers.pop_first().unwrap();
+            api.told_until = api.told_until.max(back.unwrap_or_default());
+            client.handle_response(now, read, &response, None, Ok(()));
+        } else {
+            client.handle_timeout(now);
+        }
+    }
+    Crowd {
+        requests: api.requests,
+        early: api.early,
+        loaded,
+        done,
+        stopped,
+    }
+}
+
+#[test]
+fn without_a_pace_a_blocks_end_releases_every_read_at_once() {
+    let herd = crowd(Client::new(), 100, 10);
+    // Ten served in each of three windows; the rest spend their three attempts.
+    assert_eq!((herd.loaded, herd.requests, herd.early), (30, 270, 0));
+}
+
+#[test]
+fn with_a_learned_pace_the_reads_a_block_held_take_turns_at_the_pace_served() {
+    let paced = crowd(Client::new().with_learned_pace(true), 100, 10);
+    // Ninety are refused before anything is known; each of them then loads on its second
+    // attempt, one every tenth of a second from the block's end.
+    assert_eq!((paced.loaded, paced.requests, paced.early), (100, 190, 0));
+    assert!(paced.done < Duration::from_millis(10_100), "{paced:?}");
+}
+
+#[test]
+fn a_read_whose_turn_comes_past_its_budget_stops_at_once() {
+    // 400 callers on 10 a second: a turn past 16 s (the budget less the cap) cannot fit.
+    let paced = crowd(Client::new().with_learned_pace(true), 400, 10);
+    assert_eq!(paced.early, 0);
+    assert_eq!(paced.loaded + paced.stopped, 400);
+    // The first window's ten, then one turn every 100 ms from the block's end (1.001 s) to
+    // the last that fits (15.901 s): 150. The rest stop when their turn is given, at the
+    // first block's end, with no second request.
+    assert_eq!(paced.loaded, 10 + 150);
+    assert_eq!(paced.requests, 400 + 150);
+    assert!(paced.done < Duration::from_secs(17), "{paced:?}");
+}
