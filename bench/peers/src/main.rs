@@ -203,8 +203,11 @@ type Failed = Box<dyn std::error::Error>;
 
 #[tokio::main]
 async fn main() -> Result<(), Failed> {
-    let seconds = seconds_from_args()?;
+    let (seconds, at_once_only) = args()?;
     let origin = serve().await?;
+    if at_once_only {
+        return at_once_tables(&origin).await;
+    }
     println!(
         "bench-peers: {AT_ONCE} reads at once per case, then {CALLERS} callers for {seconds} s against 10 answers a second"
     );
@@ -243,14 +246,7 @@ async fn main() -> Result<(), Failed> {
             on_200 = rows.iter().map(|row| row.percentile(0.99)).collect();
         }
     }
-    for (callers, quota) in [(100, 10), (1_000, 100)] {
-        println!();
-        println!("{callers} callers at once, one read each, against {quota} answers a second:");
-        println!();
-        println!("| client | requests | per loaded read | loaded | sent during a block | all done after |");
-        println!("|---|---:|---:|---:|---:|---:|");
-        at_once(&origin, callers, quota).await?;
-    }
+    at_once_tables(&origin).await?;
     println!();
     println!("{IN_FLIGHT} calls in flight at once, {AT_THE_API} at a time at the API, each answer held 100 ms:");
     println!();
@@ -271,22 +267,41 @@ async fn main() -> Result<(), Failed> {
     Ok(())
 }
 
-/// `--seconds N`: how long the callers read the limited API.
-fn seconds_from_args() -> Result<u64, String> {
+/// The tables of many callers at once: 100 on 10 answers a second, 1,000 on 100.
+async fn at_once_tables(origin: &str) -> Result<(), Failed> {
+    for (callers, quota) in [(100, 10), (1_000, 100)] {
+        println!();
+        println!("{callers} callers at once, one read each, against {quota} answers a second:");
+        println!();
+        println!("| client | requests | per loaded read | loaded | sent during a block | all done after |");
+        println!("|---|---:|---:|---:|---:|---:|");
+        at_once(origin, callers, quota).await?;
+    }
+    Ok(())
+}
+
+/// `--seconds N`: how long the callers read the limited API; `--at-once`: only the tables of
+/// many callers at once.
+fn args() -> Result<(u64, bool), String> {
     let mut args = std::env::args().skip(1);
-    let mut seconds = 20;
+    let (mut seconds, mut at_once_only) = (20, false);
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--at-once" => at_once_only = true,
             "--seconds" => {
                 let v = args.next().ok_or("--seconds needs a value")?;
                 seconds = v
                     .parse()
                     .map_err(|_| format!("--seconds {v:?} is not a whole number"))?;
             }
-            other => return Err(format!("unknown argument {other:?}; try --seconds N")),
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?}; try --seconds N or --at-once"
+                ))
+            }
         }
     }
-    Ok(seconds)
+    Ok((seconds, at_once_only))
 }
 
 /// The clients, new for each case, each with a connection pool of its own: this crate (and,
@@ -464,8 +479,8 @@ async fn crowd(
 /// bound: one request a read, the last in the window that serves it. Prints a row each.
 async fn at_once(origin: &str, callers: usize, quota: usize) -> Result<(), Failed> {
     let allowed = AllowedOrigins::new([origin])?;
-    let ours = |policy: RetryPolicy, scope: Option<ScopePolicy>| -> Result<_, Failed> {
-        let client = Client::new(allowed.clone());
+    let ours = |policy: RetryPolicy, scope: Option<ScopePolicy>, pace: bool| -> Result<_, Failed> {
+        let client = Client::new(allowed.clone()).with_learned_pace(pace);
         if let Some(scope) = scope {
             client.scope_policy(origin, scope)?;
         }
@@ -480,16 +495,20 @@ async fn at_once(origin: &str, callers: usize, quota: usize) -> Result<(), Faile
     let backoff = ExponentialBackoff::builder().build_with_max_retries(2);
     let clients = [
         (
-            "this crate, `RetryPolicy::new()`",
-            ours(RetryPolicy::new(), None)?,
+            "this crate, `RetryPolicy::new()` (the learned pace on)",
+            ours(RetryPolicy::new(), None, true)?,
+        ),
+        (
+            "this crate, `RetryPolicy::new()`, the learned pace off",
+            ours(RetryPolicy::new(), None, false)?,
         ),
         (
             "this crate, `RetryPolicy::for_shared_quota()`",
-            ours(RetryPolicy::for_shared_quota(), None)?,
+            ours(RetryPolicy::for_shared_quota(), None, true)?,
         ),
         (
             "this crate, the scope's in-flight limit",
-            ours(RetryPolicy::new(), Some(limit))?,
+            ours(RetryPolicy::new(), Some(limit), true)?,
         ),
         (
             "reqwest-retry, default backoff",

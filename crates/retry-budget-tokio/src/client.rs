@@ -127,7 +127,8 @@ impl Client {
         Ok(Self {
             shared: Arc::new(Shared {
                 core: Mutex::new(Core {
-                    client: retry_budget::Client::new(),
+                    // One process sees every caller: it learns the pace each scope serves.
+                    client: retry_budget::Client::new().with_learned_pace(true),
                     reads: HashMap::new(),
                     timer_started: false,
                     timer_sleeps_until: None,
@@ -140,6 +141,19 @@ impl Client {
                 share: OnceLock::new(),
             }),
         })
+    }
+
+    /// This client with the learned pace on (the default) or off
+    /// ([`retry_budget::Client::with_learned_pace`]): on, after a block the reads it held
+    /// start one at a time at the pace the scope served before it refused, instead of all at
+    /// its end. Off only to compare, or for an API whose refusals say nothing of its pace.
+    pub fn with_learned_pace(self, on: bool) -> Self {
+        {
+            let mut core = self.shared.lock();
+            let client = std::mem::take(&mut core.client);
+            core.client = client.with_learned_pace(on);
+        }
+        self
     }
 
     /// Shares this process's ledger with the other processes reading the same quotas, through
