@@ -469,6 +469,12 @@ impl ReadAction {
         }
     }
 
+    /// The most requests to the scope in flight beside which the next attempt may start
+    /// (`None`: it never queues), as the scope's ledger says just before it would start.
+    pub(crate) fn set_in_flight_limit(&mut self, limit: Option<u32>) {
+        self.in_flight_limit = limit;
+    }
+
     /// The action's scope is blocked until `block.until` (a `429` to another action on the
     /// same API, or to this one; see [`Client`](super::Client)). A block never
     /// shortens anything: one that ends sooner than what the action knows changes nothing. A

@@ -192,6 +192,7 @@ impl Client {
     ) -> Result<ReadId, PolicyError> {
         let block = self.ledger.poll_block(now, scope);
         let shared = self.ledger.policy(scope);
+        let limit = self.ledger.start_limit(now, scope);
         let crowded = shared.max_waiting().filter(|&max| {
             self.ledger.delayed(scope) >= max
                 && self.ledger.would_delay(now, scope, policy.priority())
@@ -202,8 +203,7 @@ impl Client {
             None => {
                 let turn = block.is_none().then(|| self.ledger.take_turn(now, scope));
                 let block = block.or(turn.flatten());
-                let action =
-                    ReadAction::start_under(now, policy, block, shared.in_flight_limit(), seed)?;
+                let action = ReadAction::start_under(now, policy, block, limit, seed)?;
                 (action, turn.flatten().map(|b| b.until))
             }
         };
@@ -281,15 +281,8 @@ impl Client {
             }
         }
         let block = self.ledger.poll_block(now, scope);
-        let shared = self.ledger.policy(scope);
-        let action = ReadAction::resume_under(
-            now,
-            origin,
-            policy,
-            hand_over,
-            block,
-            shared.in_flight_limit(),
-        )?;
+        let limit = self.ledger.start_limit(now, scope);
+        let action = ReadAction::resume_under(now, origin, policy, hand_over, block, limit)?;
         Ok(self.add(now, scope, action))
     }
 
@@ -489,6 +482,9 @@ impl Client {
                     entry.action.handle_scope_block(now, block);
                     self.hold_turn(read, Some(block.until));
                 } else if let Some(entry) = self.reads.get_mut(read) {
+                    // What the ledger learned may queue an attempt the scope's policy would not.
+                    let limit = self.ledger.start_limit(now, &entry.scope);
+                    entry.action.set_in_flight_limit(limit);
                     entry.action.handle_timeout(now);
                 }
                 self.moved(read);

@@ -18,6 +18,11 @@
 use std::num::NonZeroU32;
 use std::time::Duration;
 
+/// How many requests a scope never blocked may have in flight before its first answer, as
+/// TCP's initial window (RFC 6928): each `2xx` then lets one more go, so the window doubles
+/// each round trip until the first block.
+pub(crate) const OPENING_WINDOW: u32 = 10;
+
 /// What the ledger learned of the pace one scope serves at.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Pace {
@@ -30,6 +35,8 @@ pub(crate) struct Pace {
     run_end: Option<Duration>,
     /// What the last closed run taught, if it served anything.
     learned: Option<Learned>,
+    /// Whether any block has been learned: until then, the opening window holds.
+    ever_blocked: bool,
 }
 
 /// `served` turns per `span`, from `from`.
@@ -61,6 +68,7 @@ impl Pace {
     /// The scope is blocked until `until` (a longer block than before): the current run ends
     /// there.
     pub(crate) fn blocked(&mut self, until: Duration) {
+        self.ever_blocked = true;
         self.run_end = Some(self.run_end.map_or(until, |end| end.max(until)));
     }
 
@@ -85,6 +93,12 @@ impl Pace {
         if let Some(learned) = self.learned.as_mut() {
             learned.taken = learned.taken.saturating_sub(1);
         }
+    }
+
+    /// The most requests in flight before the scope's first block: the opening window and one
+    /// more for each `2xx` heard; `None` once a block came (the turns pace the scope then).
+    pub(crate) fn opening_window(&self) -> Option<u32> {
+        (!self.ever_blocked).then(|| OPENING_WINDOW.saturating_add(self.served))
     }
 
     /// The pace learned, if one holds: this many turns per this span.
@@ -118,7 +132,7 @@ impl Pace {
             run_start: Some(end),
             served: 0,
             run_end: None,
-            learned: self.learned,
+            ..*self
         };
     }
 }
@@ -150,6 +164,19 @@ mod tests {
         let want: Vec<_> = (0..25).map(|k| Some(ms(1000 + 1000 * (k / 10)))).collect();
         assert_eq!(turns, want);
         assert_eq!(pace.learned(), Some((10, ms(1000))));
+    }
+
+    #[test]
+    fn the_opening_window_grows_by_one_a_2xx_until_the_first_block() {
+        let mut pace = Pace::default();
+        assert_eq!(pace.opening_window(), Some(OPENING_WINDOW));
+        pace.served(ms(1));
+        pace.served(ms(2));
+        assert_eq!(pace.opening_window(), Some(OPENING_WINDOW + 2));
+        pace.blocked(ms(1000));
+        assert_eq!(pace.opening_window(), None);
+        pace.take_turn(ms(1000));
+        assert_eq!(pace.opening_window(), None);
     }
 
     #[test]

@@ -14,9 +14,11 @@ const API: &str = "https://api.example.com";
 const LATENCY: Duration = Duration::from_millis(1);
 
 /// A quota of `quota` answers per whole second; a `429` says the seconds left in the window,
-/// rounded up, as `Retry-After` must be written.
+/// rounded up, as `Retry-After` must be written; with `fields`, every answer says what is left
+/// and when the window resets (`RateLimit`), rounded up likewise.
 struct FixedWindow {
     quota: u32,
+    fields: bool,
     window: u64,
     served: u32,
     /// The latest moment a `429` the client has heard named.
@@ -37,14 +39,22 @@ impl FixedWindow {
         if window != self.window {
             (self.window, self.served) = (window, 0);
         }
-        if self.served < self.quota {
-            self.served += 1;
-            return (Response::new(200), None);
-        }
         let left = Duration::from_secs(window + 1) - now;
-        let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
-        let back = now + Duration::from_secs(secs);
-        (Response::new(429).retry_after(secs.to_string()), Some(back))
+        let reset = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+        let served = self.served < self.quota;
+        self.served += u32::from(served);
+        let response = if served {
+            Response::new(200)
+        } else {
+            Response::new(429).retry_after(reset.to_string())
+        };
+        let remaining = self.quota - self.served.min(self.quota);
+        let fields = format!("\"window\";r={remaining};t={reset}");
+        let back = (!served).then(|| now + Duration::from_secs(reset));
+        match self.fields {
+            true => (response.rate_limit("RateLimit", fields), back),
+            false => (response, back),
+        }
     }
 }
 
@@ -60,10 +70,11 @@ struct Crowd {
     stopped: u32,
 }
 
-fn crowd(client: Client, callers: u32, quota: u32) -> Crowd {
+fn crowd(client: Client, callers: u32, quota: u32, fields: bool) -> Crowd {
     let mut client = client;
     let mut api = FixedWindow {
         quota,
+        fields,
         window: 0,
         served: 0,
         told_until: Duration::ZERO,
@@ -123,32 +134,52 @@ fn crowd(client: Client, callers: u32, quota: u32) -> Crowd {
     }
 }
 
-#[test]
-fn without_a_pace_a_blocks_end_releases_every_read_at_once() {
-    let herd = crowd(Client::new(), 100, 10);
-    // Ten served in each of three windows; the rest spend their three attempts.
-    assert_eq!((herd.loaded, herd.requests, herd.early), (30, 270, 0));
+fn paced() -> Client {
+    Client::new().with_learned_pace(true)
 }
 
 #[test]
-fn with_a_learned_pace_the_reads_a_block_held_take_turns_at_the_pace_served() {
-    let paced = crowd(Client::new().with_learned_pace(true), 100, 10);
-    // Ninety are refused before anything is known; each of them then loads on its second
-    // attempt, one every tenth of a second from the block's end.
-    assert_eq!((paced.loaded, paced.requests, paced.early), (100, 190, 0));
-    assert!(paced.done < Duration::from_millis(10_100), "{paced:?}");
+fn without_a_pace_a_blocks_end_releases_every_read_at_once() {
+    for fields in [false, true] {
+        let herd = crowd(Client::new(), 100, 10, fields);
+        // Ten served in each of three windows; the rest spend their three attempts.
+        assert_eq!((herd.loaded, herd.requests, herd.early), (30, 270, 0));
+    }
+}
+
+#[test]
+fn with_a_learned_pace_a_crowd_loads_within_a_fifth_of_the_bound() {
+    // The opening window sends ten, then two for each of their 2xx: twenty refused. Then the
+    // block holds the rest, and they go ten to a window from its end.
+    let paced_blind = crowd(paced(), 100, 10, false);
+    assert_eq!((paced_blind.loaded, paced_blind.requests), (100, 120));
+    // Told what is left, the ledger sends no more than that: one request a read.
+    let told = crowd(paced(), 100, 10, true);
+    assert_eq!((told.loaded, told.requests), (100, 100));
+    for run in [paced_blind, told] {
+        assert_eq!(run.early, 0);
+        // The last read's window opens at 9 s.
+        assert!(run.done < Duration::from_millis(9_100), "{run:?}");
+    }
+    // The window doubles each round trip (10, 20, 40, 80...) until the first refusal.
+    let thousand = crowd(paced(), 1000, 100, false);
+    assert_eq!(
+        (thousand.loaded, thousand.requests, thousand.early),
+        (1000, 1110, 0)
+    );
+    assert!(thousand.done < Duration::from_millis(9_100), "{thousand:?}");
 }
 
 #[test]
 fn a_read_whose_turn_comes_past_its_budget_stops_at_once() {
     // 400 callers on 10 a second: a turn past 16 s (the budget less the cap) cannot fit.
-    let paced = crowd(Client::new().with_learned_pace(true), 400, 10);
+    let paced = crowd(paced(), 400, 10, false);
     assert_eq!(paced.early, 0);
     assert_eq!(paced.loaded + paced.stopped, 400);
-    // The first window's ten, then one turn every 100 ms from the block's end (1.001 s) to
-    // the last that fits (15.901 s): 150. The rest stop when their turn is given, at the
-    // first block's end, with no second request.
+    // The first window's ten, then ten a window from the block's end (1.001 s) to the last
+    // that fits (15.001 s): 150. The rest stop when their turn is given, at the first block's
+    // end: those the opening window sent after a request each, the others with none.
     assert_eq!(paced.loaded, 10 + 150);
-    assert_eq!(paced.requests, 400 + 150);
-    assert!(paced.done < Duration::from_secs(17), "{paced:?}");
+    assert_eq!(paced.requests, 30 + 150);
+    assert!(paced.done < Duration::from_secs(16), "{paced:?}");
 }

@@ -305,6 +305,39 @@ impl ScopeLedger {
         })
     }
 
+    /// Where the scope learns its pace, the most requests it may have in flight at `now`
+    /// beside the scope's own policy: its opening window before its first block, and what the
+    /// RateLimit fields say is left of a window still running. `None`s: nothing of the kind.
+    fn learned_limits(&self, now: Duration, scope: &str) -> (Option<u32>, Option<u32>) {
+        let Some(kept) = self.scopes.get(scope).filter(|_| self.learns_pace) else {
+            return (None, None);
+        };
+        let state = &kept.state;
+        let window_runs = state.quota_resets.is_some_and(|reset| reset > now);
+        let left = (state.remaining.filter(|_| window_runs))
+            .map(|left| u32::try_from(left).unwrap_or(u32::MAX));
+        (kept.pace.opening_window(), left)
+    }
+
+    /// The in-flight limit an attempt starting on `scope` at `now` queues under: the scope
+    /// policy's, or, where what the ledger learned allows fewer in flight than are running
+    /// (and queued) now, that (so an attempt that would start at once is not queued).
+    pub(crate) fn start_limit(&self, now: Duration, scope: &str) -> Option<u32> {
+        let policy = self.policy(scope).in_flight_limit();
+        let (opening, left) = self.learned_limits(now, scope);
+        let Some(learned) = opening.into_iter().chain(left).min() else {
+            return policy;
+        };
+        let limit = policy.map_or(learned, |p| p.min(learned));
+        let state = self.state(scope);
+        let running = state.in_flight.saturating_add(state.queued);
+        if running >= limit {
+            Some(limit)
+        } else {
+            policy
+        }
+    }
+
     /// Whether an attempt starting on `scope` at `now` would wait for its turn
     /// ([`take_turn`](Self::take_turn)), no turn taken.
     fn would_wait_turn(&self, now: Duration, scope: &str) -> bool {
@@ -400,9 +433,17 @@ impl ScopeLedger {
         if self.poll_block(now, scope).is_some() {
             return None;
         }
+        let (opening, left) = self.learned_limits(now, scope);
+        let policy = self.policy(scope).in_flight_limit();
         let places = &mut self.scopes.get_mut(scope)?.places;
         // The first to queue among the scope's reads of the highest priority queued.
-        let (ticket, limit) = places.next_queued()?;
+        let (ticket, queued_under) = places.next_queued()?;
+        // A limit learned now replaces the one learned when the read queued: an opening window
+        // only grows, what is left of a quota only shrinks; the scope's policy bounds both.
+        let grown = opening.map_or(queued_under, |open| {
+            queued_under.max(open).min(policy.unwrap_or(u32::MAX))
+        });
+        let limit = left.map_or(grown, |left| grown.min(left));
         if places.count(Place::InFlight) >= limit {
             return None;
         }
@@ -448,7 +489,7 @@ impl ScopeLedger {
         if self.poll_block(now, scope).is_some() || self.would_wait_turn(now, scope) {
             return true;
         }
-        self.policy(scope).in_flight_limit().is_some_and(|limit| {
+        self.start_limit(now, scope).is_some_and(|limit| {
             let state = self.state(scope);
             let ahead = (self.scopes.get(scope))
                 .is_some_and(|kept| kept.places.queued_at_or_above(priority));
