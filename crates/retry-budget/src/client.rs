@@ -155,10 +155,12 @@ impl Client {
     /// This client with every scope learning the pace it serves at (default off): after a
     /// block ends, the attempts that start on a scope go `served` at a time, one batch per
     /// `span`, where `served` is how many `2xx` the scope gave in the run the block ended and
-    /// `span` how long that run lasted to the block's end. A read whose turn comes too late for its
-    /// budget stops at once; a pace that held no one back for a whole span is dropped. Made for
-    /// a client that sees every caller of an API (a server process): the rule and its proof
-    /// are in the [contract](crate::contract).
+    /// `span` how long that run lasted to the block's end. A read whose turn comes too late for
+    /// its budget stops at once; a pace that held no one back for a whole span is dropped.
+    /// Before a scope's first block, at most 10 requests are in flight on it, one more for each
+    /// `2xx`; where RateLimit fields said what is left of a running window, at most that. Made
+    /// for a client that sees every caller of an API (a server process): the rule and its
+    /// proof are in the [contract](crate::contract).
     pub const fn with_learned_pace(mut self, on: bool) -> Self {
         self.ledger.learn_pace(on);
         self
