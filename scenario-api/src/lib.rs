@@ -9,7 +9,7 @@
 //! | `GET /runs/{run}/palettes?collection=…` | the run's next attempt, as the fixture says |
 //! | `GET /runs/{run}` | what reached the server in that run |
 //! | `GET /runs` | every run so far, with its scenario and request count |
-//! | `POST /limits?quota=N&window_s=S[&spent=K][&answer_ms=MS]` | a new rate limit: `quota` requests per `window_s`-second window, the first window with `K` used already, each answer held `MS` ms (at most 60000): `201 {"limit", "base"}` |
+//! | `POST /limits?quota=N&window_s=S[&kind=K][&fields=0][&spent=K][&answer_ms=MS]` | a new rate limit: `quota` requests per `window_s` seconds, counted as `kind` says (`fixed` windows, the default; `gcra`; `sliding`), the first `K` used already, the RateLimit fields on every answer unless `fields=0`, each answer held `MS` ms (at most 60000): `201 {"limit", "base"}` |
 //! | `GET /limits/{limit}/palettes?collection=…` | the collection (a body the fixture files name; the earliest file's where several do) if the limit admits the request; else `429` with `Retry-After`; both with `Date` and the RateLimit fields |
 //! | `GET /limits/{limit}` | every request that reached the limit: when it arrived and was answered, how many were in flight at the limiter then (itself included), for what, and its status; and the most in flight at once |
 //!
@@ -25,7 +25,7 @@
 //! | `runs` | the run registry: which case each run plays, and every request it saw |
 //! | `routes` | the HTTP routes and their handlers, with JSON errors |
 //! | `cors` | CORS headers, and the two deliberate exceptions |
-//! | `limits` | a fixed-window rate limiter with the RateLimit fields, and its log |
+//! | `limits` | a rate limiter (fixed windows, a GCRA or a sliding log) with the RateLimit fields, and its log |
 //! | `clock` | a fixture's answer moved onto the real clock |
 //! | `files` | a built app served beside the API |
 //! | `serve` | the hyper loop, and the API on a free loopback port |

@@ -1,16 +1,14 @@
-//! A real rate limiter in front of the palettes: each limit admits `quota` requests per fixed
-//! window of `window` seconds (windows counted from the limit's creation), as most public APIs
-//! do, and answers the rest `429` with `Retry-After` and the RateLimit fields. It keeps a log
-//! of every request that reached it, so tests count at the server: when it arrived, how many
-//! requests were in flight at the limiter then (itself included), and when it was answered. A
-//! limit may hold every answer for a while, as a slow API does, so that requests overlap.
+//! A real rate limiter in front of the palettes: each limit admits `quota` requests per
+//! `window` seconds, in one of three ways ([`Kind`]), and answers the rest `429` with
+//! `Retry-After` and (unless told not to) the RateLimit fields. It keeps a log of every request
+//! that reached it, so tests count at the server: when it arrived, how many requests were in
+//! flight at the limiter then (itself included), and when it was answered. A limit may hold
+//! every answer for a while, as a slow API does, so that requests overlap.
 //!
-//! A fixed window, not a token bucket (GCRA, as the `governor` crate keeps): after a refusal a
-//! token bucket frees one request at a time, so its `Retry-After` and `RateLimit` fields
-//! describe one slot; a window frees the whole quota at the reset its fields name, which is
-//! what the client's ledger is tested against.
+//! Every delay it writes (`Retry-After`, the fields' reset) is in whole seconds, rounded up,
+//! as HTTP writes them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 /// Every limit so far, by id.
@@ -20,14 +18,56 @@ pub(crate) struct Limits {
     pub(crate) by_id: HashMap<u64, Limit>,
 }
 
+/// How a limit counts `quota` requests per `window`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Fixed windows counted from the limit's creation, as most public APIs count: the whole
+    /// quota frees at each window's start.
+    Fixed,
+    /// A generic cell rate algorithm (a token bucket, as the `governor` crate keeps): one
+    /// request every `window / quota`, with a burst of `quota`; a refusal frees one slot.
+    Gcra,
+    /// A sliding log: at most `quota` admitted in any `window` before now.
+    Sliding,
+}
+
+impl Kind {
+    /// The kind named `name` in a query (`fixed`, `gcra`, `sliding`).
+    pub(crate) fn from_name(name: &str) -> Option<Kind> {
+        match name {
+            "fixed" => Some(Kind::Fixed),
+            "gcra" => Some(Kind::Gcra),
+            "sliding" => Some(Kind::Sliding),
+            _ => None,
+        }
+    }
+
+    /// Its name in a query and in the log.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            Kind::Fixed => "fixed",
+            Kind::Gcra => "gcra",
+            Kind::Sliding => "sliding",
+        }
+    }
+}
+
 /// One limit and its log.
 pub(crate) struct Limit {
     pub(crate) quota: u32,
     pub(crate) window: Duration,
+    pub(crate) kind: Kind,
+    /// Whether answers carry the RateLimit fields.
+    pub(crate) fields: bool,
     created: Instant,
-    /// The window `used` counts in (0 is the first).
+    /// Fixed: the window `used` counts in (0 is the first).
     current: u64,
+    /// Fixed: requests admitted in the current window.
     used: u32,
+    /// GCRA: the theoretical arrival time of the next request, from the limit's creation.
+    tat: Duration,
+    /// Sliding: when each request admitted in the last window arrived, oldest first.
+    admitted: VecDeque<Duration>,
     /// How long each answer is held before it is sent.
     pub(crate) answer_after: Duration,
     /// Requests arrived and not yet answered.
@@ -46,32 +86,47 @@ pub(crate) struct Entry {
     pub(crate) answered: Option<Duration>,
 }
 
+/// What a limit's count says of one request.
+struct Counted {
+    admitted: bool,
+    remaining: u32,
+    /// How long until a refused request would be admitted, or the quota is whole again.
+    reset: Duration,
+}
+
 /// The limiter's verdict, with what its fields say.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Verdict {
     pub(crate) admitted: bool,
-    /// Requests left in this window after this one.
+    /// Requests left after this one, as the fields say it.
     pub(crate) remaining: u32,
-    /// Whole seconds, rounded up, until the window resets.
+    /// Whole seconds, rounded up: for a refusal, until a request would be admitted (its
+    /// `Retry-After`); for an admission, until the quota is whole again.
     pub(crate) reset_s: u64,
 }
 
 impl Limit {
-    /// A limit whose first window has `spent` of its `quota` used already (an API the page
-    /// meets after others have used it).
+    /// A limit of `kind` whose first `spent` requests of its `quota` are used already (an API
+    /// the page meets after others have used it).
     pub(crate) fn new(
-        quota: u32,
-        window: Duration,
+        (quota, window, kind): (u32, Duration, Kind),
         spent: u32,
+        fields: bool,
         answer_after: Duration,
         now: Instant,
     ) -> Self {
+        let spent = spent.min(quota);
+        let interval = window / quota.max(1);
         Self {
             quota,
             window,
+            kind,
+            fields,
             created: now,
             current: 0,
-            used: spent.min(quota),
+            used: spent,
+            tat: interval * spent,
+            admitted: std::iter::repeat_n(Duration::ZERO, spent as usize).collect(),
             answer_after,
             in_flight: 0,
             log: Vec::new(),
@@ -96,19 +151,16 @@ impl Limit {
     /// until [`answered`](Self::answered).
     pub(crate) fn admit(&mut self, now: Instant, collection: &str) -> Verdict {
         let since = now.saturating_duration_since(self.created);
-        let window_ns = self.window.as_nanos().max(1);
-        let index = (since.as_nanos() / window_ns) as u64;
-        if index != self.current {
-            self.current = index;
-            self.used = 0;
-        }
-        let ends = Duration::from_nanos(((u128::from(index) + 1) * window_ns) as u64);
-        let left = ends - since;
-        let reset_s = left.as_secs() + u64::from(left.subsec_nanos() > 0);
-        let admitted = self.used < self.quota;
-        if admitted {
-            self.used += 1;
-        }
+        let Counted {
+            admitted,
+            remaining,
+            reset,
+        } = match self.kind {
+            Kind::Fixed => self.fixed(since),
+            Kind::Gcra => self.gcra(since),
+            Kind::Sliding => self.sliding(since),
+        };
+        let reset_s = reset.as_secs() + u64::from(reset.subsec_nanos() > 0);
         self.in_flight += 1;
         self.log.push(Entry {
             arrived: since,
@@ -119,17 +171,79 @@ impl Limit {
         });
         Verdict {
             admitted,
-            remaining: self.quota - self.used,
+            remaining,
             reset_s,
+        }
+    }
+
+    /// A request at `since` against fixed windows: the reset is the window's end.
+    fn fixed(&mut self, since: Duration) -> Counted {
+        let window_ns = self.window.as_nanos().max(1);
+        let index = (since.as_nanos() / window_ns) as u64;
+        if index != self.current {
+            self.current = index;
+            self.used = 0;
+        }
+        let ends = Duration::from_nanos(((u128::from(index) + 1) * window_ns) as u64);
+        let admitted = self.used < self.quota;
+        self.used += u32::from(admitted);
+        Counted {
+            admitted,
+            remaining: self.quota - self.used,
+            reset: ends - since,
+        }
+    }
+
+    /// A request at `since` against a GCRA: admitted if it conforms (the theoretical arrival
+    /// time, one interval on, is within the window of now); the reset of a refusal is when it
+    /// would conform, of an admission when the bucket is full again.
+    fn gcra(&mut self, since: Duration) -> Counted {
+        let interval = self.window / self.quota.max(1);
+        let next = self.tat.max(since) + interval;
+        let admitted = next <= since + self.window;
+        if admitted {
+            self.tat = next;
+        }
+        let used = self.tat.saturating_sub(since);
+        let remaining = (self.window.saturating_sub(used)).as_nanos() / interval.as_nanos().max(1);
+        let reset = match admitted {
+            true => used,
+            false => next - (since + self.window),
+        };
+        Counted {
+            admitted,
+            remaining: u32::try_from(remaining).unwrap_or(u32::MAX),
+            reset,
+        }
+    }
+
+    /// A request at `since` against a sliding log: the reset is when the oldest admission in
+    /// the window leaves it.
+    fn sliding(&mut self, since: Duration) -> Counted {
+        while (self.admitted.front()).is_some_and(|t| *t + self.window <= since) {
+            self.admitted.pop_front();
+        }
+        let admitted = self.admitted.len() < self.quota as usize;
+        if admitted {
+            self.admitted.push_back(since);
+        }
+        let oldest = self.admitted.front().copied().unwrap_or(since);
+        Counted {
+            admitted,
+            remaining: self.quota - self.admitted.len() as u32,
+            reset: (oldest + self.window).saturating_sub(since),
         }
     }
 
     /// The RateLimit fields for a verdict, in the IETF draft's structured form
     /// (`RateLimit-Policy`, `RateLimit`) and the older separate form (`RateLimit-Limit`,
-    /// `-Remaining`, `-Reset`).
-    pub(crate) fn fields(&self, v: &Verdict) -> [(&'static str, String); 5] {
+    /// `-Remaining`, `-Reset`); none where the limit sends no fields.
+    pub(crate) fn fields(&self, v: &Verdict) -> Vec<(&'static str, String)> {
+        if !self.fields {
+            return Vec::new();
+        }
         let (q, w) = (self.quota, self.window.as_secs());
-        [
+        vec![
             ("ratelimit-policy", format!("\"window\";q={q};w={w}")),
             (
                 "ratelimit",
@@ -139,5 +253,79 @@ impl Limit {
             ("ratelimit-remaining", v.remaining.to_string()),
             ("ratelimit-reset", v.reset_s.to_string()),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// What a limit of `kind`, 4 a second, answers requests at these moments: the status and
+    /// `Retry-After` (or the fields' reset), with what is left.
+    fn answers(kind: Kind, at: &[u64]) -> Vec<(bool, u32, u64)> {
+        let start = Instant::now();
+        let mut limit = Limit::new((4, ms(1000), kind), 0, true, Duration::ZERO, start);
+        (at.iter())
+            .map(|&t| {
+                let v = limit.admit(start + ms(t), "coast");
+                (v.admitted, v.remaining, v.reset_s)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_fixed_window_frees_its_whole_quota_at_its_end() {
+        let got = answers(Kind::Fixed, &[0, 0, 0, 0, 900, 1000, 1000]);
+        let four = [(true, 3, 1), (true, 2, 1), (true, 1, 1), (true, 0, 1)];
+        assert_eq!(got[..4], four);
+        assert_eq!(got[4..], [(false, 0, 1), (true, 3, 1), (true, 2, 1)]);
+    }
+
+    #[test]
+    fn a_gcra_takes_a_burst_then_frees_one_request_an_interval() {
+        let got = answers(Kind::Gcra, &[0, 0, 0, 0, 0, 240, 250, 260]);
+        assert_eq!(got[3], (true, 0, 1));
+        // Refused at 0 ms: one request conforms again at 250 ms.
+        assert_eq!(got[4], (false, 0, 1));
+        assert_eq!(got[5], (false, 0, 1));
+        assert_eq!(got[6], (true, 0, 1));
+        assert!(!got[7].0);
+    }
+
+    #[test]
+    fn a_sliding_log_admits_again_as_each_admission_leaves_the_window() {
+        let got = answers(
+            Kind::Sliding,
+            &[0, 100, 200, 300, 400, 999, 1000, 1050, 1100],
+        );
+        assert!(got[..4].iter().all(|a| a.0));
+        // Full: the oldest (0 ms) leaves at 1,000 ms.
+        assert_eq!(got[4], (false, 0, 1));
+        assert_eq!(got[5], (false, 0, 1));
+        assert_eq!(got[6], (true, 0, 1));
+        assert!(!got[7].0);
+        assert!(got[8].0);
+    }
+
+    #[test]
+    fn every_kind_reads_back_from_its_name_and_nothing_else_does() {
+        for kind in [Kind::Fixed, Kind::Gcra, Kind::Sliding] {
+            assert_eq!(Kind::from_name(kind.name()), Some(kind));
+        }
+        assert_eq!(Kind::from_name("token-bucket"), None);
+    }
+
+    #[test]
+    fn a_limit_told_to_send_no_fields_sends_none() {
+        let start = Instant::now();
+        let limit = Limit::new((4, ms(1000), Kind::Fixed), 0, false, Duration::ZERO, start);
+        let mut with = Limit::new((4, ms(1000), Kind::Fixed), 0, true, Duration::ZERO, start);
+        let v = with.admit(start, "coast");
+        assert!(limit.fields(&v).is_empty());
+        assert_eq!(with.fields(&v).len(), 5);
     }
 }

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use crate::clock::{answer, AT_CAP_MARGIN};
 use crate::cors::{cors, preflight, HideHeaders, NoCors};
 use crate::error::{error, ApiError};
-use crate::limits::Limit;
+use crate::limits::{Kind, Limit};
 use crate::runs::{AbortGuard, Credential, Ended, Record, Run};
 use crate::Scenarios;
 
@@ -39,7 +39,7 @@ pub(crate) fn router(s: Scenarios) -> Router {
 async fn not_found() -> ApiError {
     error(
         StatusCode::NOT_FOUND,
-        "no such route: try GET /fixture, POST /runs?scenario=ID[&authorization=V], GET /runs/{run}/palettes?collection=…, GET /runs/{run}, POST /limits?quota=N&window_s=S[&spent=K][&answer_ms=MS], GET /limits/{limit}/palettes?collection=…, GET /limits/{limit}",
+        "no such route: try GET /fixture, POST /runs?scenario=ID[&authorization=V], GET /runs/{run}/palettes?collection=…, GET /runs/{run}, POST /limits?quota=N&window_s=S[&kind=fixed|gcra|sliding][&fields=0][&spent=K][&answer_ms=MS], GET /limits/{limit}/palettes?collection=…, GET /limits/{limit}",
     )
 }
 
@@ -348,7 +348,10 @@ async fn new_limit(
     State(s): State<Scenarios>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let q = query(raw.as_deref(), &["quota", "window_s", "spent", "answer_ms"])?;
+    let q = query(
+        raw.as_deref(),
+        &["quota", "window_s", "spent", "answer_ms", "kind", "fields"],
+    )?;
     let quota = whole("quota", required(&q, "quota")?, 1)?;
     let window_s = whole("window_s", required(&q, "window_s")?, 1)?;
     let spent = whole_or(&q, "spent", 0)?;
@@ -358,6 +361,24 @@ async fn new_limit(
             format!("spent={spent} is more than quota={quota}"),
         ));
     }
+    let kind = q.get("kind").map_or(Ok(Kind::Fixed), |name| {
+        Kind::from_name(name).ok_or_else(|| {
+            error(
+                StatusCode::BAD_REQUEST,
+                format!("kind={name:?} is not fixed, gcra or sliding"),
+            )
+        })
+    })?;
+    let fields = match q.get("fields").map(String::as_str) {
+        None | Some("1") => true,
+        Some("0") => false,
+        Some(other) => {
+            return Err(error(
+                StatusCode::BAD_REQUEST,
+                format!("fields={other:?} is not 0 or 1"),
+            ))
+        }
+    };
     // How long every answer is held, as a slow API holds it: at most a minute.
     let answer_ms = whole_or(&q, "answer_ms", 0)?.min(60_000);
     let window = Duration::from_secs(window_s.into());
@@ -367,7 +388,13 @@ async fn new_limit(
     let id = limits.next;
     limits.by_id.insert(
         id,
-        Limit::new(quota, window, spent, answer_after, Instant::now()),
+        Limit::new(
+            (quota, window, kind),
+            spent,
+            fields,
+            answer_after,
+            Instant::now(),
+        ),
     );
     Ok((
         StatusCode::CREATED,
@@ -404,6 +431,8 @@ async fn limit_log(
         "limit": id.to_string(),
         "quota": l.quota,
         "window_s": l.window.as_secs(),
+        "kind": l.kind.name(),
+        "fields": l.fields,
         "answer_ms": l.answer_after.as_millis() as u64,
         "most_in_flight": l.most_in_flight(),
         "requests": requests,

@@ -652,6 +652,14 @@ async fn a_limit_refuses_bad_settings_and_unknown_collections_by_name() {
             "/limits?quota=3&window_s=10&spent=4",
             "spent=4 is more than quota=3",
         ),
+        (
+            "/limits?quota=3&window_s=10&kind=bucket",
+            "kind=\"bucket\" is not fixed, gcra or sliding",
+        ),
+        (
+            "/limits?quota=3&window_s=10&fields=no",
+            "fields=\"no\" is not 0 or 1",
+        ),
     ] {
         let r = send(&addr, "POST", target).await;
         assert_eq!(
