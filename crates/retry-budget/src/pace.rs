@@ -4,8 +4,11 @@
 //! The ledger counts the `2xx` answers of each run (from the end of one block, or from the
 //! first answer, to the block that ends it). When that block has ended, the scope served
 //! `served` answers in `span` (the run's start to the block's end), and the attempts that
-//! start on it next go `served` at a time, one batch per `span`, the first at the block's end:
-//! what the scope served last time, when it served it. A fixed window serves a batch at its
+//! start on it next go `served` at a time, the first batch at the block's end and each next
+//! one `span` plus the run's spread (its first `2xx` to its last) after the one before: what
+//! the scope served last time, when it served it. The spread is there because a batch's
+//! answers come back as spread as the run's did, and a limit that frees each slot a window
+//! after it was used (a sliding log, a GCRA) frees the batch's last slot that much later. A fixed window serves a batch at its
 //! start and says when its quota is spent (a `429`, or RateLimit fields saying nothing is
 //! left) with a reset rounded up to whole seconds, so a batch sent as a window opens meets the
 //! next window's start, where reads spread evenly would meet a block rounded up past it. A
@@ -31,19 +34,21 @@ pub(crate) struct Pace {
     /// `2xx` answers heard in the current run (including those that arrive during the block
     /// that ends it: they were sent before it).
     served: u32,
+    /// When the run's first and last `2xx` arrived.
+    answers: Option<(Duration, Duration)>,
     /// The end of the block that ends the current run, once one came.
     run_end: Option<Duration>,
     /// What the last closed run taught, if it served anything.
     learned: Option<Learned>,
-    /// Whether any block has been learned: until then, the opening window holds.
-    ever_blocked: bool,
 }
 
-/// `served` turns per `span`, from `from`.
+/// `served` turns per `span` and `spread`, from `from`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Learned {
     served: NonZeroU32,
     span: Duration,
+    /// The run's first `2xx` to its last.
+    spread: Duration,
     /// When the first batch went: the end of the block that taught the pace.
     from: Duration,
     /// Turns taken since.
@@ -54,7 +59,8 @@ impl Learned {
     /// The next free turn.
     fn next(&self) -> Duration {
         let batch = self.taken / self.served.get();
-        self.from.saturating_add(self.span.saturating_mul(batch))
+        let period = self.span.saturating_add(self.spread);
+        self.from.saturating_add(period.saturating_mul(batch))
     }
 }
 
@@ -63,12 +69,12 @@ impl Pace {
     pub(crate) fn served(&mut self, now: Duration) {
         self.run_start.get_or_insert(now);
         self.served = self.served.saturating_add(1);
+        self.answers = Some(self.answers.map_or((now, now), |(first, _)| (first, now)));
     }
 
     /// The scope is blocked until `until` (a longer block than before): the current run ends
     /// there.
     pub(crate) fn blocked(&mut self, until: Duration) {
-        self.ever_blocked = true;
         self.run_end = Some(self.run_end.map_or(until, |end| end.max(until)));
     }
 
@@ -95,10 +101,11 @@ impl Pace {
         }
     }
 
-    /// The most requests in flight before the scope's first block: the opening window and one
-    /// more for each `2xx` heard; `None` once a block came (the turns pace the scope then).
+    /// The most requests in flight while no pace holds (before the scope's first block, after
+    /// a block that taught none, or once the pace is dropped): the opening window and one more
+    /// for each `2xx` of the run; `None` while a pace holds (its turns pace the scope).
     pub(crate) fn opening_window(&self) -> Option<u32> {
-        (!self.ever_blocked).then(|| OPENING_WINDOW.saturating_add(self.served))
+        (self.learned.is_none()).then(|| OPENING_WINDOW.saturating_add(self.served))
     }
 
     /// The pace learned, if one holds: this many turns per this span.
@@ -118,6 +125,9 @@ impl Pace {
             (Some(served), Some(span)) => Some(Learned {
                 served,
                 span,
+                spread: self
+                    .answers
+                    .map_or(Duration::ZERO, |(first, last)| last - first),
                 from: end,
                 taken: 0,
             }),
@@ -131,6 +141,7 @@ impl Pace {
         *self = Pace {
             run_start: Some(end),
             served: 0,
+            answers: None,
             run_end: None,
             ..*self
         };
@@ -147,11 +158,11 @@ mod tests {
         Duration::from_millis(n)
     }
 
-    /// A fixed window of 10 a second: ten served from 0 ms, refused until 1,000 ms.
+    /// A fixed window of 10 a second: ten served at 0 ms, refused until 1,000 ms.
     fn ten_then_blocked() -> Pace {
         let mut pace = Pace::default();
-        for at in 0..10 {
-            pace.served(ms(at));
+        for _ in 0..10 {
+            pace.served(ms(0));
         }
         pace.blocked(ms(1000));
         pace
@@ -167,16 +178,36 @@ mod tests {
     }
 
     #[test]
-    fn the_opening_window_grows_by_one_a_2xx_until_the_first_block() {
+    fn the_opening_window_grows_by_one_a_2xx_while_no_pace_holds() {
         let mut pace = Pace::default();
         assert_eq!(pace.opening_window(), Some(OPENING_WINDOW));
         pace.served(ms(1));
         pace.served(ms(2));
         assert_eq!(pace.opening_window(), Some(OPENING_WINDOW + 2));
         pace.blocked(ms(1000));
-        assert_eq!(pace.opening_window(), None);
         pace.take_turn(ms(1000));
-        assert_eq!(pace.opening_window(), None);
+        assert_eq!(pace.opening_window(), None, "a pace holds");
+        // Dropped as stale, the window opens again, as on a new scope.
+        assert_eq!(pace.take_turn(ms(5000)), None);
+        assert_eq!(pace.opening_window(), Some(OPENING_WINDOW));
+        // A block after a run that served nothing teaches no pace: the window holds.
+        let mut refused = Pace::default();
+        refused.blocked(ms(1000));
+        assert_eq!(refused.take_turn(ms(1000)), None);
+        assert_eq!(refused.opening_window(), Some(OPENING_WINDOW));
+    }
+
+    #[test]
+    fn each_next_batch_waits_the_spread_of_the_runs_answers_too() {
+        let mut pace = Pace::default();
+        for at in [0, 3, 9] {
+            pace.served(ms(at));
+        }
+        pace.blocked(ms(1000));
+        // Three a batch; the span runs from the first answer (1,000 ms), the spread is 9 ms.
+        let turns: Vec<_> = (0..7).map(|_| pace.take_turn(ms(1000))).collect();
+        let want = [1000, 1000, 1000, 2009, 2009, 2009, 3018];
+        assert_eq!(turns, want.map(|t| Some(ms(t))));
     }
 
     #[test]
