@@ -10,8 +10,8 @@
 //! | `GET /runs/{run}` | what reached the server in that run |
 //! | `GET /runs` | every run so far, with its scenario and request count |
 //! | `POST /limits?quota=N&window_s=S[&kind=K][&fields=0][&spent=K][&answer_ms=MS]` | a new rate limit: `quota` requests per `window_s` seconds, counted as `kind` says (`fixed` windows, the default; `gcra`; `sliding`), the first `K` used already, the RateLimit fields on every answer unless `fields=0`, each answer held `MS` ms (at most 60000): `201 {"limit", "base"}` |
-//! | `GET /limits/{limit}/palettes?collection=…` | the collection (a body the fixture files name; the earliest file's where several do) if the limit admits the request; else `429` with `Retry-After`; both with `Date` and the RateLimit fields |
-//! | `GET /limits/{limit}` | every request that reached the limit: when it arrived and was answered, how many were in flight at the limiter then (itself included), for what, and its status; and the most in flight at once |
+//! | `GET /limits/{limit}/palettes?collection=…` | the collection (a body the fixture files name; the earliest file's where several do) if the limit admits the request; else `429` with `Retry-After`; both with `Date` and (unless `fields=0`) the RateLimit fields |
+//! | `GET /limits/{limit}` | every request that reached the limit: when it arrived and was answered, how many were in flight at the limiter then (itself included), for what, its status and the `Retry-After` a refusal said; and the most in flight at once |
 //!
 //! With [`with_static`], the API moves under `/api` and a built app is served from a folder,
 //! so a release build and its API share one origin.

@@ -80,6 +80,8 @@ pub(crate) struct Entry {
     pub(crate) arrived: Duration,
     pub(crate) collection: String,
     pub(crate) status: u16,
+    /// The `Retry-After` it was answered with, in seconds, if it was refused.
+    pub(crate) retry_after_s: Option<u64>,
     /// Requests in flight at the limiter when it arrived, itself included.
     pub(crate) in_flight: u32,
     /// When its answer was sent (or its client went away); `None` while it is held.
@@ -166,6 +168,7 @@ impl Limit {
             arrived: since,
             collection: collection.to_owned(),
             status: if admitted { 200 } else { 429 },
+            retry_after_s: (!admitted).then_some(reset_s),
             in_flight: self.in_flight,
             answered: None,
         });

@@ -424,6 +424,7 @@ async fn limit_log(
                 "in_flight": e.in_flight,
                 "collection": e.collection,
                 "status": e.status,
+                "retry_after_s": e.retry_after_s,
             })
         })
         .collect();

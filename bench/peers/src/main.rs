@@ -267,15 +267,26 @@ async fn main() -> Result<(), Failed> {
     Ok(())
 }
 
-/// The tables of many callers at once: 100 on 10 answers a second, 1,000 on 100.
+/// The tables of many callers at once: 100 on 10 answers a second against each kind of
+/// limiter, with and without the RateLimit fields; 1,000 on 100 against fixed windows.
 async fn at_once_tables(origin: &str) -> Result<(), Failed> {
-    for (callers, quota) in [(100, 10), (1_000, 100)] {
+    let mut cases = Vec::new();
+    for kind in ["fixed", "gcra", "sliding"] {
+        for fields in [true, false] {
+            cases.push((100, 10, kind, fields));
+        }
+    }
+    cases.extend([(1_000, 100, "fixed", true), (1_000, 100, "fixed", false)]);
+    for (callers, quota, kind, fields) in cases {
+        let told = if fields { "with" } else { "without" };
         println!();
-        println!("{callers} callers at once, one read each, against {quota} answers a second:");
+        println!(
+            "{callers} callers at once, one read each, against {quota} answers a second ({kind}, {told} the RateLimit fields):"
+        );
         println!();
         println!("| client | requests | per loaded read | loaded | sent during a block | all done after |");
         println!("|---|---:|---:|---:|---:|---:|");
-        at_once(origin, callers, quota).await?;
+        at_once(origin, callers, (quota, kind, fields)).await?;
     }
     Ok(())
 }
@@ -401,7 +412,7 @@ async fn refused(http: &ClientWithMiddleware, origin: &str, window_s: u64) -> Re
         row.add(result);
         let requests = requests_at(&base).await?;
         row.requests += requests.len();
-        row.during_block += sent_during_a_block(&requests, window_s);
+        row.during_block += sent_during_a_block(&requests);
     }
     Ok(row)
 }
@@ -469,7 +480,7 @@ async fn crowd(
     }
     let requests = requests_at(&base).await?;
     row.requests = requests.len();
-    row.during_block = sent_during_a_block(&requests, 1);
+    row.during_block = sent_during_a_block(&requests);
     Ok(row)
 }
 
@@ -477,7 +488,11 @@ async fn crowd(
 /// each client in turn (this crate with its defaults, with `for_shared_quota`, with the scope's
 /// in-flight limit `quota`; `reqwest-retry`; plain `reqwest`), counted at the limiter; then the
 /// bound: one request a read, the last in the window that serves it. Prints a row each.
-async fn at_once(origin: &str, callers: usize, quota: usize) -> Result<(), Failed> {
+async fn at_once(
+    origin: &str,
+    callers: usize,
+    (quota, kind, fields): (usize, &str, bool),
+) -> Result<(), Failed> {
     let allowed = AllowedOrigins::new([origin])?;
     let ours = |policy: RetryPolicy, scope: Option<ScopePolicy>, pace: bool| -> Result<_, Failed> {
         let client = Client::new(allowed.clone()).with_learned_pace(pace);
@@ -522,7 +537,8 @@ async fn at_once(origin: &str, callers: usize, quota: usize) -> Result<(), Faile
         ),
     ];
     for (name, http) in &clients {
-        let made = format!("{origin}/limits?quota={quota}&window_s=1");
+        let fields = u8::from(fields);
+        let made = format!("{origin}/limits?quota={quota}&window_s=1&kind={kind}&fields={fields}");
         let base = base(origin, reqwest::Client::new().post(made)).await?;
         let started = Instant::now();
         let reads = (0..callers).map(|i| read(http, format!("{base}/palettes?collection=c{i}")));
@@ -531,7 +547,7 @@ async fn at_once(origin: &str, callers: usize, quota: usize) -> Result<(), Faile
             .count();
         let took = started.elapsed();
         let requests = requests_at(&base).await?;
-        let during = sent_during_a_block(&requests, 1);
+        let during = sent_during_a_block(&requests);
         let per_loaded = match loaded {
             0 => "-".to_owned(),
             n => format!("{:.2}", requests.len() as f64 / n as f64),
@@ -612,12 +628,11 @@ async fn in_flight(origin: &str, ours: bool) -> Result<(), Failed> {
     Ok(())
 }
 
-/// Of a limiter's requests (`window_s`-second windows), those a read sent during a block it
-/// had been told of: each read asks for its own collection, and each `429` it met asked it to
-/// wait until its window's end, in whole seconds (the limiter's `Retry-After`) from when it
-/// was answered; a request of the same read that arrived before that was sent during the block.
-fn sent_during_a_block(requests: &[Value], window_s: u64) -> usize {
-    let window_ms = window_s * 1_000;
+/// Of a limiter's requests, those a read sent during a block it had been told of: each read
+/// asks for its own collection, and each `429` it met asked it to wait the `Retry-After` the
+/// limiter logged from when it was answered; a request of the same read that arrived before
+/// that was sent during the block.
+fn sent_during_a_block(requests: &[Value]) -> usize {
     let mut blocked_until = std::collections::HashMap::new();
     let mut during = 0;
     for r in requests {
@@ -627,9 +642,8 @@ fn sent_during_a_block(requests: &[Value], window_s: u64) -> usize {
         };
         let until = blocked_until.entry(read).or_insert(0);
         during += usize::from(arrived < *until);
-        if let (true, Some(answered)) = (r["status"] == 429, r["answered_ms"].as_u64()) {
-            let window_end = (arrived / window_ms + 1) * window_ms;
-            let retry_after_s = (window_end - arrived).div_ceil(1_000);
+        let told = (r["retry_after_s"].as_u64()).zip(r["answered_ms"].as_u64());
+        if let Some((retry_after_s, answered)) = told {
             *until = (*until).max(answered + retry_after_s * 1_000);
         }
     }
