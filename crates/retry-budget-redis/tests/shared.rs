@@ -500,3 +500,95 @@ impl std::io::Write for Sink {
         Ok(())
     }
 }
+
+/// A limit of `quota` answers a second in fixed windows, with the RateLimit fields, on the
+/// scenario API at `origin`: its URL.
+async fn fixed_limit(origin: &str, quota: u32) -> String {
+    let made = reqwest::Client::new()
+        .post(format!("{origin}/limits?quota={quota}&window_s=1"))
+        .send()
+        .await
+        .unwrap();
+    let made: Value = serde_json::from_slice(&made.bytes().await.unwrap()).unwrap();
+    format!("{origin}{}", made["base"].as_str().unwrap())
+}
+
+/// `reads` reads at once, taking turns across `processes`, one collection each, against
+/// `base`: how many loaded, and when the last ended.
+async fn crowd(processes: &[Client], base: &str, reads: usize) -> (usize, Duration) {
+    let started = Instant::now();
+    let mut all = tokio::task::JoinSet::new();
+    for i in 0..reads {
+        let client = processes[i % processes.len()].clone();
+        let request = ReadRequest::get(format!("{base}/palettes?collection=c{i}"));
+        all.spawn(async move {
+            let read = client.read(&request, RetryPolicy::new(), parse_json::<Value>);
+            read.await.is_ok()
+        });
+    }
+    let loaded = all.join_all().await;
+    (loaded.iter().filter(|l| **l).count(), started.elapsed())
+}
+
+/// Of what reached the limit at `base`, the requests a read sent before the `Retry-After` a
+/// `429` had given that same read was over (each read asks for a collection of its own).
+async fn sent_early(base: &str) -> usize {
+    let log = reqwest::Client::new().get(base).send().await.unwrap();
+    let log: Value = serde_json::from_slice(&log.bytes().await.unwrap()).unwrap();
+    let mut until = std::collections::HashMap::new();
+    let mut early = 0;
+    for r in log["requests"].as_array().unwrap() {
+        let read = r["collection"].as_str().unwrap().to_owned();
+        let arrived = r["arrived_ms"].as_u64().unwrap();
+        let held = until.entry(read).or_insert(0);
+        early += usize::from(arrived < *held);
+        if let (Some(s), Some(answered)) = (r["retry_after_s"].as_u64(), r["answered_ms"].as_u64())
+        {
+            *held = (*held).max(answered + s * 1000);
+        }
+    }
+    early
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_replicas_sharing_blocks_each_learn_their_share_of_the_pace() {
+    let redis = Redis::start().await;
+    // The fixture, with a collection for each read.
+    let mut fixture: Value = serde_json::from_str(FIXTURE).unwrap();
+    let coast = fixture["bodies"]["coast"].clone();
+    for i in 0..60 {
+        fixture["bodies"][format!("c{i}")] = coast.clone();
+    }
+    let scenarios = scenario_api::Scenarios::new(vec![fixture.to_string()]).unwrap();
+    let origin = scenario_api::serve_on_loopback(scenarios.router())
+        .await
+        .unwrap();
+    // 60 reads at once across three replicas, on 10 answers a second: six windows' worth.
+    let mut runs = Vec::new();
+    for pace in [true, false] {
+        let mut replicas = Vec::new();
+        for _ in 0..3 {
+            let (client, _) = process(&origin, Some(&redis.url())).await;
+            replicas.push(client.with_learned_pace(pace));
+        }
+        let base = fixed_limit(&origin, 10).await;
+        let (loaded, took) = crowd(&replicas, &base, 60).await;
+        let requests = reached(&base).await.len();
+        let shares: Vec<_> = (replicas.iter())
+            .map(|r| r.scope_state(&origin).pace.map(|p| p.turns))
+            .collect();
+        eprintln!("pace {pace}: {loaded} loaded, {requests} requests, {took:?}, shares {shares:?}");
+        assert_eq!(sent_early(&base).await, 0, "pace {pace}");
+        runs.push((loaded, requests, shares));
+    }
+    let [(loaded, requests, shares), (loaded_off, requests_off, _)] = &runs[..] else {
+        unreachable!()
+    };
+    // Each replica learns from its own answers: its share of what a window served.
+    assert!(shares.iter().all(Option::is_some), "{shares:?}");
+    // Held to their shares, the three load more reads with fewer requests than released at
+    // once at each block's end (30 of 60 in 150 requests, every time).
+    assert!(loaded > loaded_off, "{loaded} against {loaded_off}");
+    assert!(requests < requests_off, "{requests} against {requests_off}");
+    drop(redis);
+}
