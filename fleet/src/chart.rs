@@ -18,13 +18,14 @@ const HEAD: f64 = 112.0;
 
 /// Each policy's stroke, in the order of [`contenders`]: a colour, and a dash where lines
 /// may lie on one another (the defaults follow a baseline exactly where their rules agree).
-const STROKES: [(&str, &str); 7] = [
+const STROKES: [(&str, &str); 8] = [
     ("#c62828", ""),
     ("#ef6c00", "7 3"),
     ("#1565c0", "2 3"),
     ("#2e7d32", ""),
     ("#6a1b9a", "9 3 2 3"),
     ("#00838f", "4 2"),
+    ("#ad1457", "1 2"),
     ("#111111", ""),
 ];
 

@@ -20,6 +20,8 @@ pub mod section;
 pub use api::{Api, ApiConfig};
 pub use figures::{Figures, Row, HEADER};
 pub use limiter::LimiterKind;
-pub use policy::{contenders, Baseline, Contender, FleetPolicy, RefusedPolicy, SHARED_QUOTA};
+pub use policy::{
+    contenders, Baseline, Contender, FleetPolicy, RefusedPolicy, LEARNED_PACE, SHARED_QUOTA,
+};
 pub use run::{run, Arrivals, Scenario};
 pub use section::{measure, Measured, Section, FLEET_SIZES};

@@ -45,6 +45,9 @@ pub enum FleetPolicy {
         read: Box<RetryPolicy>,
         /// What the client's reads of the API share.
         scope: ScopePolicy,
+        /// Whether each client's page learns the scope's pace
+        /// ([`Client::with_learned_pace`](retry_budget::Client::with_learned_pace)), alone.
+        learned_pace: bool,
     },
 }
 
@@ -54,6 +57,7 @@ impl FleetPolicy {
         Self::Budget {
             read: Box::new(read),
             scope: ScopePolicy::new(),
+            learned_pace: false,
         }
     }
 }
@@ -82,6 +86,11 @@ pub struct Contender {
 /// each success earning back a tenth. gRPC's `maxTokens 10` is sized for a channel carrying
 /// many requests; a browser's page makes a few reads, and 10 tokens would never run out.
 pub const FLEET_TOKENS: RetryTokens = RetryTokens::new(2, 10);
+
+/// The name of the learned pace's row: each browser's page learns alone, as a server's one
+/// ledger learns for every caller (the fleet shows what a browser, seeing only its own reads,
+/// gains from it).
+pub const LEARNED_PACE: &str = "+ learned pace (each page alone)";
 
 /// The name of [`RetryPolicy::for_shared_quota`] in the table.
 pub const SHARED_QUOTA: &str = "for a shared quota";
@@ -114,8 +123,17 @@ pub fn contenders() -> Vec<Contender> {
         Contender {
             name: "+ retry tokens (2, 10 %)",
             policy: FleetPolicy::Budget {
-                read: Box::new(defaults),
+                read: Box::new(defaults.clone()),
                 scope: ScopePolicy::new().with_retry_tokens(FLEET_TOKENS),
+                learned_pace: false,
+            },
+        },
+        Contender {
+            name: LEARNED_PACE,
+            policy: FleetPolicy::Budget {
+                read: Box::new(defaults),
+                scope: ScopePolicy::new(),
+                learned_pace: true,
             },
         },
         Contender {

@@ -120,7 +120,7 @@ impl Events {
 /// Runs `scenario` with every client under `policy`: the figures. This crate's policy is
 /// refused, as the core refuses it, if it is not valid.
 pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, RefusedPolicy> {
-    if let FleetPolicy::Budget { read, scope } = policy {
+    if let FleetPolicy::Budget { read, scope, .. } = policy {
         read.validate()?;
         scope.validate()?;
     }
@@ -134,8 +134,12 @@ pub fn run(scenario: &Scenario, policy: &FleetPolicy) -> Result<Figures, Refused
     let mut clients: Vec<Browser<'_>> = (0..scenario.clients)
         .map(|_| Browser {
             engine: match policy {
-                FleetPolicy::Budget { read, scope } => Engine::Budget {
-                    page: Box::new(page_with(*scope)),
+                FleetPolicy::Budget {
+                    read,
+                    scope,
+                    learned_pace,
+                } => Engine::Budget {
+                    page: Box::new(page_with(*scope, *learned_pace)),
                     policy: read,
                     armed: None,
                 },
@@ -296,9 +300,10 @@ fn carry_out(
     ended
 }
 
-/// A client's page, the API's scope given `scope` (validated by [`run`] before any client).
-fn page_with(scope: ScopePolicy) -> Client {
-    let mut page = Client::new();
+/// A client's page, the API's scope given `scope` (validated by [`run`] before any client),
+/// learning the scope's pace where `learned_pace` says.
+fn page_with(scope: ScopePolicy, learned_pace: bool) -> Client {
+    let mut page = Client::new().with_learned_pace(learned_pace);
     page.handle_scope_policy(SCOPE, scope)
         .expect("a valid scope policy, on a new page");
     page

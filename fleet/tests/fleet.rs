@@ -9,7 +9,7 @@ use std::time::Duration;
 use palette_list_fleet::policy::FleetPolicy;
 use palette_list_fleet::{
     chart, contenders, measure, run, Arrivals, LimiterKind, Measured, Section, FLEET_SIZES,
-    SHARED_QUOTA,
+    LEARNED_PACE, SHARED_QUOTA,
 };
 use retry_budget::RetryPolicy;
 
@@ -41,6 +41,27 @@ const JITTER: &str = "+ jitter 50 %";
 const FULL: &str = "+ full jitter";
 const TOKENS: &str = "+ retry tokens (2, 10 %)";
 const OURS: [&str; 5] = [DEFAULTS, JITTER, FULL, TOKENS, SHARED_QUOTA];
+
+#[test]
+fn a_page_that_learns_its_pace_alone_gains_little_in_a_fleet() {
+    // A browser reads once at a time: the block it meets mostly ends a run that served it
+    // nothing, so it learns no pace. Where a later read learns one, it costs no more.
+    for section in Section::ALL {
+        for clients in FLEET_SIZES {
+            let alone = row(section, clients, LEARNED_PACE)
+                .figures
+                .requests_per_loaded();
+            let defaults = row(section, clients, DEFAULTS)
+                .figures
+                .requests_per_loaded();
+            let at = format!(
+                "{} at {clients}: {alone} against {defaults}",
+                section.title()
+            );
+            assert!(alone <= defaults && alone >= defaults * 0.93, "{at}");
+        }
+    }
+}
 
 #[test]
 fn the_chart_in_the_repository_is_the_one_these_figures_draw() {
