@@ -160,6 +160,9 @@ pub struct ReadAction {
     /// attempt the action queues for a place. `None` (a read on its own, or a scope with no
     /// limit): it never queues.
     in_flight_limit: Option<u32>,
+    /// The turn its scope's learned pace gave its next attempt: a wait for it ends exactly
+    /// there, with no jitter (the turns are the spread).
+    turn: Option<Duration>,
 }
 
 impl ReadAction {
@@ -186,6 +189,24 @@ impl ReadAction {
     ) -> Result<Self, PolicyError> {
         let mut action = Self::started(now, policy, block, seed)?;
         action.in_flight_limit = in_flight_limit;
+        action.start_or_wait_for_scope(now);
+        Ok(action)
+    }
+
+    /// [`start_under`](Self::start_under) on a scope whose learned pace holds the first attempt
+    /// until `turn.until` (its turn, or a block whose release the pace spreads), later than
+    /// `now`: it waits for it exactly (no jitter), or stops at once if the attempt does not fit
+    /// there.
+    pub(crate) fn start_on_turn(
+        now: Duration,
+        policy: RetryPolicy,
+        turn: ScopeBlock,
+        in_flight_limit: Option<u32>,
+        seed: u64,
+    ) -> Result<Self, PolicyError> {
+        let mut action = Self::started(now, policy, Some(turn), seed)?;
+        action.in_flight_limit = in_flight_limit;
+        action.turn = Some(turn.until);
         action.start_or_wait_for_scope(now);
         Ok(action)
     }
@@ -301,6 +322,7 @@ impl ReadAction {
             scope_block: block,
             draws: SplitMix64::new(seed),
             in_flight_limit: None,
+            turn: None,
             policy,
         };
         action.record(
@@ -473,6 +495,14 @@ impl ReadAction {
     /// (`None`: it never queues), as the scope's ledger says just before it would start.
     pub(crate) fn set_in_flight_limit(&mut self, limit: Option<u32>) {
         self.in_flight_limit = limit;
+    }
+
+    /// Its scope's learned pace holds its next attempt until `turn.until` (its turn, or a block
+    /// whose release the pace spreads): it waits for it as for a block
+    /// ([`handle_scope_block`](Self::handle_scope_block)), exactly, with no jitter.
+    pub(crate) fn handle_turn(&mut self, now: Duration, turn: ScopeBlock) {
+        self.turn = Some(turn.until);
+        self.handle_scope_block(now, turn);
     }
 
     /// The action's scope is blocked until `block.until` (a `429` to another action on the
@@ -783,8 +813,12 @@ impl ReadAction {
             asked: block.asked,
             cause: block.cause,
         };
-        // Every read the block held back is released at its end: jitter spreads them.
-        let percent = (self.policy.jitter_percent()).max(self.policy.server_jitter_percent());
+        // Every read the block held back is released at its end: jitter spreads them, unless
+        // the block is the read's turn, which the pace has spread already.
+        let percent = match self.turn == Some(block.until) {
+            true => 0,
+            false => (self.policy.jitter_percent()).max(self.policy.server_jitter_percent()),
+        };
         let jitter = self.jitter(percent_of(wait, percent), block.until);
         self.begin_wait(now, block.until + jitter, jitter, reason);
     }

@@ -204,8 +204,14 @@ impl Client {
             Some(max) => (ReadAction::turned_away(now, policy, max)?, None),
             None => {
                 let turn = block.is_none().then(|| self.ledger.take_turn(now, scope));
-                let block = block.or(turn.flatten());
-                let action = ReadAction::start_under(now, policy, block, limit, seed)?;
+                // Where the pace is learned, it spreads a block's release: no jitter.
+                let exact = turn
+                    .flatten()
+                    .or(block.filter(|_| self.ledger.learns_pace()));
+                let action = match exact {
+                    Some(wait) => ReadAction::start_on_turn(now, policy, wait, limit, seed)?,
+                    None => ReadAction::start_under(now, policy, block, limit, seed)?,
+                };
                 (action, turn.flatten().map(|b| b.until))
             }
         };
@@ -481,7 +487,7 @@ impl Client {
                 let turn = self.turn_at_wake(now, read);
                 if let (Some(entry), Some(block)) = (self.reads.get_mut(read), turn) {
                     // Held back to its turn: the wait goes on, or the read stops at once.
-                    entry.action.handle_scope_block(now, block);
+                    entry.action.handle_turn(now, block);
                     self.hold_turn(read, Some(block.until));
                 } else if let Some(entry) = self.reads.get_mut(read) {
                     // What the ledger learned may queue an attempt the scope's policy would not.
@@ -643,7 +649,12 @@ impl Client {
                 if *entry.action.phase() != Phase::Stopped {
                     // A turn inside the block is void: the block's end gives new ones.
                     entry.turn = entry.turn.filter(|turn| *turn >= block.until);
-                    entry.action.handle_scope_block(now, block);
+                    // Where the pace is learned, its turns spread the release: no jitter.
+                    if self.ledger.learns_pace() {
+                        entry.action.handle_turn(now, block);
+                    } else {
+                        entry.action.handle_scope_block(now, block);
+                    }
                     self.moved(read);
                 }
             }

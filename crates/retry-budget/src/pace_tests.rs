@@ -71,6 +71,14 @@ struct Crowd {
 }
 
 fn crowd(client: Client, callers: u32, quota: u32, fields: bool) -> Crowd {
+    crowd_under(client, RetryPolicy::new(), (callers, quota, fields))
+}
+
+fn crowd_under(
+    client: Client,
+    policy: RetryPolicy,
+    (callers, quota, fields): (u32, u32, bool),
+) -> Crowd {
     let mut client = client;
     let mut api = FixedWindow {
         quota,
@@ -86,7 +94,7 @@ fn crowd(client: Client, callers: u32, quota: u32, fields: bool) -> Crowd {
     let mut now = Duration::ZERO;
     for seed in 0..callers {
         client
-            .handle_start(now, API, RetryPolicy::new(), u64::from(seed))
+            .handle_start(now, API, policy.clone(), u64::from(seed))
             .unwrap();
     }
     loop {
@@ -182,4 +190,14 @@ fn a_read_whose_turn_comes_past_its_budget_stops_at_once() {
     assert_eq!(paced.loaded, 10 + 150);
     assert_eq!(paced.requests, 30 + 150);
     assert!(paced.done < Duration::from_secs(16), "{paced:?}");
+}
+
+#[test]
+fn a_turn_is_kept_exactly_however_much_jitter_the_policy_asks() {
+    // Jitter on a block's release would scatter the turns the pace has spread: reads would
+    // meet windows that served their share already. A turn is waited for exactly.
+    let jittered = RetryPolicy::new().with_jitter(100).with_server_jitter(800);
+    let run = crowd_under(paced(), jittered, (100, 10, true));
+    assert_eq!((run.loaded, run.early), (100, 0), "{run:?}");
+    assert!(run.requests <= 110, "{run:?}");
 }

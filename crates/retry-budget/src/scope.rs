@@ -147,6 +147,11 @@ impl ScopeLedger {
         self.learns_pace = on;
     }
 
+    /// Whether each scope learns its pace.
+    pub(crate) const fn learns_pace(&self) -> bool {
+        self.learns_pace
+    }
+
     /// A response arrived at `now` on `scope`, already read. A `429` whose `Retry-After` is
     /// valid (and, for a date, readable with the receipt's clock evidence, as the action reads
     /// it) blocks the scope until its end; RateLimit fields that say nothing is left block it
