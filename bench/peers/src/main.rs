@@ -315,28 +315,42 @@ fn args() -> Result<(u64, bool), String> {
     Ok((seconds, at_once_only))
 }
 
-/// The clients, new for each case, each with a connection pool of its own: this crate (and,
-/// against the limited API, this crate with the scope's in-flight limit 10), `reqwest-retry`
-/// twice, plain `reqwest` last. This crate
+/// The clients, new for each case, each with a connection pool of its own: this crate, with
+/// its defaults and with the learned pace off (and, against the limited API, with the scope's
+/// in-flight limit 10), `reqwest-retry` twice, plain `reqwest` last. This crate
 /// retries only `429` by default (the contract's rule); for the `503` case it is told to
 /// retry `503` too, as `reqwest-retry` does by default.
 fn clients(origin: &str, case: Case) -> Result<Vec<(&'static str, ClientWithMiddleware)>, Failed> {
     let allowed = AllowedOrigins::new([origin])?;
-    let (name, policy) = match case {
+    let (names, policy) = match case {
         Case::Run("503") => (
-            "this crate, 503 retried",
+            [
+                "this crate, 503 retried",
+                "this crate, 503 retried, the learned pace off",
+            ],
             RetryPolicy::new().with_retry_statuses(StatusSet::new().with(429).with(503)),
         ),
-        _ => ("this crate", RetryPolicy::new()),
+        _ => (
+            ["this crate", "this crate, the learned pace off"],
+            RetryPolicy::new(),
+        ),
     };
-    let budget = Budget::new(Client::new(allowed.clone()), policy);
-    let ours = reqwest::Client::builder()
-        .redirect(allowed.redirect_policy())
-        .build()?;
     let default_backoff = ExponentialBackoff::builder().build_with_max_retries(2);
     let tuned =
         ExponentialBackoff::builder().build_with_total_retry_duration_and_max_retries(DEADLINE, 2);
-    let mut clients = vec![(name, ClientBuilder::new(ours).with(budget).build())];
+    let mut clients = Vec::new();
+    // Its defaults, then the same without the learned pace (and its opening window): what
+    // the default costs or saves in each case.
+    for (name, pace) in names.into_iter().zip([true, false]) {
+        let budget = Budget::new(
+            Client::new(allowed.clone()).with_learned_pace(pace),
+            policy.clone(),
+        );
+        let ours = reqwest::Client::builder()
+            .redirect(allowed.redirect_policy())
+            .build()?;
+        clients.push((name, ClientBuilder::new(ours).with(budget).build()));
+    }
     if let Case::Crowd(_) = case {
         // The setting the README gives for one quota many callers share: the scope's in-flight
         // limit, so that a block's end lets the quota's worth go, not every held read.
