@@ -231,8 +231,8 @@ async fn main() -> Result<(), Failed> {
                 let mut rows = Vec::new();
                 for (_, http) in &clients {
                     rows.push(match case {
-                        Case::Refused(s) => refused(http, &origin, s).await?,
-                        Case::Run(id) => runs(http, &origin, id).await?,
+                        Case::Refused(s) => refused(http, &origin, s, case).await?,
+                        Case::Run(id) => runs(http, &origin, id, case).await?,
                         Case::Crowd(d) => crowd(http, &origin, d).await?,
                     });
                 }
@@ -315,6 +315,17 @@ fn args() -> Result<(u64, bool), String> {
     Ok((seconds, at_once_only))
 }
 
+/// This crate's policy in `case`: the defaults, which retry `429` only; told to retry `503`
+/// too in the `503` case, as `reqwest-retry` does by default.
+fn case_policy(case: Case) -> RetryPolicy {
+    match case {
+        Case::Run("503") => {
+            RetryPolicy::new().with_retry_statuses(StatusSet::new().with(429).with(503))
+        }
+        _ => RetryPolicy::new(),
+    }
+}
+
 /// The clients, new for each case, each with a connection pool of its own: this crate, with
 /// its defaults and with the learned pace off (and, against the limited API, with the scope's
 /// in-flight limit 10), `reqwest-retry` twice, plain `reqwest` last. This crate
@@ -322,19 +333,14 @@ fn args() -> Result<(u64, bool), String> {
 /// retry `503` too, as `reqwest-retry` does by default.
 fn clients(origin: &str, case: Case) -> Result<Vec<(&'static str, ClientWithMiddleware)>, Failed> {
     let allowed = AllowedOrigins::new([origin])?;
-    let (names, policy) = match case {
-        Case::Run("503") => (
-            [
-                "this crate, 503 retried",
-                "this crate, 503 retried, the learned pace off",
-            ],
-            RetryPolicy::new().with_retry_statuses(StatusSet::new().with(429).with(503)),
-        ),
-        _ => (
-            ["this crate", "this crate, the learned pace off"],
-            RetryPolicy::new(),
-        ),
+    let names = match case {
+        Case::Run("503") => [
+            "this crate, 503 retried",
+            "this crate, 503 retried, the learned pace off",
+        ],
+        _ => ["this crate", "this crate, the learned pace off"],
     };
+    let policy = case_policy(case);
     let default_backoff = ExponentialBackoff::builder().build_with_max_retries(2);
     let tuned =
         ExponentialBackoff::builder().build_with_total_retry_duration_and_max_retries(DEADLINE, 2);
@@ -386,8 +392,22 @@ fn clients(origin: &str, case: Case) -> Result<Vec<(&'static str, ClientWithMidd
 
 /// One read through `http`: whether it loaded, and how long it took to an answer.
 async fn read(http: &ClientWithMiddleware, url: String) -> (bool, Duration) {
+    read_under(http, url, None).await
+}
+
+/// [`read`], with this crate's policy for this one request where given (the other clients
+/// ignore it).
+async fn read_under(
+    http: &ClientWithMiddleware,
+    url: String,
+    policy: Option<RetryPolicy>,
+) -> (bool, Duration) {
     let started = Instant::now();
-    let loaded = match http.get(url).send().await {
+    let request = match policy {
+        Some(policy) => http.get(url).with_extension(policy),
+        None => http.get(url),
+    };
+    let loaded = match request.send().await {
         Ok(response) if response.status().is_success() => response.bytes().await.is_ok(),
         _ => false,
     };
@@ -395,12 +415,13 @@ async fn read(http: &ClientWithMiddleware, url: String) -> (bool, Duration) {
 }
 
 /// `AT_ONCE` reads through `http` at once, each against an API of its own that POSTing
-/// `make` to the scenario API creates (a run, a limit): each API's base URL, and how its read
-/// went.
+/// `make` to the scenario API creates (a run, a limit), and each (for this crate) on a scope
+/// of its own under `case`'s policy: each API's base URL, and how its read went.
 async fn one_read_each(
     http: &ClientWithMiddleware,
     origin: &str,
     make: &str,
+    case: Case,
 ) -> Result<Vec<(String, (bool, Duration))>, Failed> {
     let mut bases = Vec::new();
     for _ in 0..AT_ONCE {
@@ -412,17 +433,30 @@ async fn one_read_each(
             .await?,
         );
     }
-    let reads = (bases.iter()).map(|base| read(http, format!("{base}/palettes?collection=coast")));
+    // APIs of their own are scopes of their own: one API's block holds none of the others.
+    let reads = (bases.iter()).map(|base| {
+        let policy = case_policy(case).with_scope(base.clone());
+        read_under(
+            http,
+            format!("{base}/palettes?collection=coast"),
+            Some(policy),
+        )
+    });
     let results = futures::future::join_all(reads).await;
     Ok(bases.into_iter().zip(results).collect())
 }
 
 /// `AT_ONCE` reads, each against a limit of its own: one answer per `window_s`-second window,
 /// the first window spent.
-async fn refused(http: &ClientWithMiddleware, origin: &str, window_s: u64) -> Result<Row, Failed> {
+async fn refused(
+    http: &ClientWithMiddleware,
+    origin: &str,
+    window_s: u64,
+    case: Case,
+) -> Result<Row, Failed> {
     let make = format!("/limits?quota=1&window_s={window_s}&spent=1");
     let mut row = Row::default();
-    for (base, result) in one_read_each(http, origin, &make).await? {
+    for (base, result) in one_read_each(http, origin, &make, case).await? {
         row.add(result);
         let requests = requests_at(&base).await?;
         row.requests += requests.len();
@@ -432,9 +466,15 @@ async fn refused(http: &ClientWithMiddleware, origin: &str, window_s: u64) -> Re
 }
 
 /// `AT_ONCE` reads of the scenario `id` through `http` at once, each on a run of its own.
-async fn runs(http: &ClientWithMiddleware, origin: &str, id: &str) -> Result<Row, Failed> {
+async fn runs(
+    http: &ClientWithMiddleware,
+    origin: &str,
+    id: &str,
+    case: Case,
+) -> Result<Row, Failed> {
     let mut row = Row::default();
-    for (base, result) in one_read_each(http, origin, &format!("/runs?scenario={id}")).await? {
+    let make = format!("/runs?scenario={id}");
+    for (base, result) in one_read_each(http, origin, &make, case).await? {
         row.add(result);
         row.requests += requests_at(&base).await?.len();
     }
@@ -450,7 +490,7 @@ async fn two_hundreds(
     let mut rows: Vec<Row> = clients.iter().map(|_| Row::default()).collect();
     for _ in 0..TWO_HUNDRED_ROUNDS {
         for ((_, http), row) in clients.iter().zip(&mut rows) {
-            let round = runs(http, origin, "200").await?;
+            let round = runs(http, origin, "200", Case::Run("200")).await?;
             row.reads += round.reads;
             row.loaded += round.loaded;
             row.requests += round.requests;

@@ -201,3 +201,57 @@ fn a_turn_is_kept_exactly_however_much_jitter_the_policy_asks() {
     assert_eq!((run.loaded, run.early), (100, 0), "{run:?}");
     assert!(run.requests <= 110, "{run:?}");
 }
+
+#[test]
+fn a_turn_left_by_a_read_that_stops_at_once_goes_to_the_next() {
+    let ms = Duration::from_millis;
+    let mut client = paced();
+    // One 2xx, then a 429 asking 1 s: the run served 1 from 100 ms to the block's end (1.3 s).
+    // The refused read starts before the first is answered: a scope with no read running is
+    // forgotten, and what it learned with it.
+    let served = client
+        .handle_start(ms(0), API, RetryPolicy::new(), 0)
+        .unwrap();
+    let refused = client
+        .handle_start(ms(50), API, RetryPolicy::new(), 0)
+        .unwrap();
+    client.handle_response(ms(100), served, &Response::new(200), None, Ok(()));
+    client.handle_response(
+        ms(300),
+        refused,
+        &Response::new(429).retry_after("1"),
+        None,
+        Ok(()),
+    );
+    // Three more wait for the block: the second with a budget its turn will not fit.
+    let short = RetryPolicy::new().with_budget(Duration::from_secs(6));
+    let a = client
+        .handle_start(ms(500), API, RetryPolicy::new(), 0)
+        .unwrap();
+    let b = client.handle_start(ms(500), API, short, 0).unwrap();
+    let c = client
+        .handle_start(ms(500), API, RetryPolicy::new(), 0)
+        .unwrap();
+    while client.poll_event().is_some() {}
+    client.handle_timeout(ms(1300));
+    let mut waits = Vec::new();
+    while let Some(event) = client.poll_event() {
+        if let ClientEvent::Step { read, step } = event {
+            waits.push((read, step));
+        }
+    }
+    let until = |r: ReadId| {
+        waits.iter().find_map(|(read, step)| match step {
+            Step::Wait { until, .. } if *read == r => Some(*until),
+            _ => None,
+        })
+    };
+    // One a turn, 1.2 s apart: the refused read's at the block's end, then A's; B's (3.7 s)
+    // cannot fit its 6 s, so it stops, and C takes it.
+    assert_eq!(until(a), Some(ms(2500)));
+    assert!(matches!(
+        waits.iter().find(|(r, _)| *r == b),
+        Some((_, Step::Stop(_)))
+    ));
+    assert_eq!(until(c), Some(ms(3700)));
+}
