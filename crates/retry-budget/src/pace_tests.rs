@@ -8,6 +8,7 @@ use std::time::Duration;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use super::*;
+use crate::scope::{BlockCause, ScopeBlock};
 
 const API: &str = "https://api.example.com";
 /// Each answer arrives this long after its request.
@@ -254,4 +255,46 @@ fn a_turn_left_by_a_read_that_stops_at_once_goes_to_the_next() {
         Some((_, Step::Stop(_)))
     ));
     assert_eq!(until(c), Some(ms(3700)));
+}
+
+#[test]
+fn a_turn_inside_a_longer_block_is_void_and_the_blocks_end_gives_a_new_one() {
+    let ms = Duration::from_millis;
+    let mut client = paced();
+    // The pace of the test above: one a turn, 1.2 s apart, from 1.3 s.
+    let served = (client.handle_start(ms(0), API, RetryPolicy::new(), 0)).unwrap();
+    let refused = (client.handle_start(ms(50), API, RetryPolicy::new(), 0)).unwrap();
+    client.handle_response(ms(100), served, &Response::new(200), None, Ok(()));
+    let retry_after_1 = Response::new(429).retry_after("1");
+    client.handle_response(ms(300), refused, &retry_after_1, None, Ok(()));
+    let a = (client.handle_start(ms(500), API, RetryPolicy::new(), 0)).unwrap();
+    client.handle_timeout(ms(1300));
+    // Another tab's block, to 3 s, covers A's turn (2.5 s); D starts inside it.
+    let block = ScopeBlock {
+        until: ms(3000),
+        asked: ms(1500),
+        cause: BlockCause::TooManyRequests,
+    };
+    client.handle_response(ms(1400), refused, &Response::new(200), None, Ok(()));
+    assert!(client.handle_block(ms(1500), API, block));
+    let d = (client.handle_start(ms(1500), API, RetryPolicy::new(), 0)).unwrap();
+    while client.poll_event().is_some() {}
+    // At its end A takes the new pace's first turn, and D the next one, a span later.
+    client.handle_timeout(ms(3000));
+    let mut steps = Vec::new();
+    while let Some(event) = client.poll_event() {
+        if let ClientEvent::Step { read, step } = event {
+            steps.push((read, step));
+        }
+    }
+    assert!(
+        matches!(steps[0], (r, Step::StartAttempt { .. }) if r == a),
+        "{steps:?}"
+    );
+    let waits_d = steps.iter().find_map(|(r, s)| match s {
+        Step::Wait { until, .. } if *r == d => Some(*until),
+        _ => None,
+    });
+    // The run from 1.3 s served the refused read's retry: one per 1.7 s.
+    assert_eq!(waits_d, Some(ms(4700)), "{steps:?}");
 }
