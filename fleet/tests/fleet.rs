@@ -46,6 +46,7 @@ const OURS: [&str; 5] = [DEFAULTS, JITTER, FULL, TOKENS, SHARED_QUOTA];
 fn a_page_that_learns_its_pace_alone_gains_little_in_a_fleet() {
     // A browser reads once at a time: the block it meets mostly ends a run that served it
     // nothing, so it learns no pace. Where a later read learns one, it costs no more.
+    let mut gained = 0;
     for section in Section::ALL {
         for clients in FLEET_SIZES {
             let alone = row(section, clients, LEARNED_PACE)
@@ -59,8 +60,11 @@ fn a_page_that_learns_its_pace_alone_gains_little_in_a_fleet() {
                 section.title()
             );
             assert!(alone <= defaults && alone >= defaults * 0.93, "{at}");
+            gained += usize::from(alone < defaults);
         }
     }
+    // It does learn, a little, in a few sections (four at this seed).
+    assert!((1..=8).contains(&gained), "{gained} sections gained");
 }
 
 #[test]

@@ -408,3 +408,22 @@ async fn a_redirect_reaches_no_origin_outside_the_allowed_whoever_built_the_http
     assert_eq!(loaded.data, serde_json::json!({}));
     assert_eq!(reached_elsewhere.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn by_default_a_crowd_on_one_quota_is_sent_at_the_pace_it_serves() {
+    let origin = serve().await;
+    let made = reqwest::Client::new().post(format!("{origin}/limits?quota=10&window_s=1"));
+    let base = format!("{origin}{}", json(made).await["base"].as_str().unwrap());
+    let request = ReadRequest::get(format!("{base}/palettes?collection=coast"));
+    let client = client(&origin);
+    let reads = (0..30)
+        .map(|_| client.read(&request, RetryPolicy::new(), parse_json::<Value>))
+        .collect();
+    let done = futures_join_all(reads).await;
+    assert!(done.iter().all(Result::is_ok), "{done:?}");
+    // Ten at first (the opening window), no more than the RateLimit fields say is left, then
+    // ten at each window's start: one request a read. Released at once, it takes 50.
+    let log = json(reqwest::Client::new().get(&base)).await;
+    assert_eq!(log["requests"].as_array().unwrap().len(), 30);
+    assert!(client.scope_state(&origin).pace.is_some());
+}
