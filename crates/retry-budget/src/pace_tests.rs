@@ -298,3 +298,18 @@ fn a_turn_inside_a_longer_block_is_void_and_the_blocks_end_gives_a_new_one() {
     // The run from 1.3 s served the refused read's retry: one per 1.7 s.
     assert_eq!(waits_d, Some(ms(4700)), "{steps:?}");
 }
+
+#[test]
+fn a_scope_whose_policy_limits_its_requests_in_flight_has_no_opening_window() {
+    let mut client = paced();
+    let limit = ScopePolicy::new().with_in_flight_limit(50);
+    client.handle_scope_policy(API, limit).unwrap();
+    for seed in 0..50 {
+        client
+            .handle_start(Duration::ZERO, API, RetryPolicy::new(), seed)
+            .unwrap();
+    }
+    // The app said fifty may go at once: all fifty go, not the opening ten.
+    assert_eq!(client.scope_state(API).in_flight, 50);
+    assert_eq!(client.scope_state(API).queued, 0);
+}

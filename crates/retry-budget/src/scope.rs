@@ -311,8 +311,9 @@ impl ScopeLedger {
     }
 
     /// Where the scope learns its pace, the most requests it may have in flight at `now`
-    /// beside the scope's own policy: its opening window before its first block, and what the
-    /// RateLimit fields say is left of a window still running. `None`s: nothing of the kind.
+    /// beside the scope's own policy: its opening window while no pace holds (unless the
+    /// policy has an in-flight limit of its own), and what the RateLimit fields say is left of
+    /// a window still running. `None`s: nothing of the kind.
     fn learned_limits(&self, now: Duration, scope: &str) -> (Option<u32>, Option<u32>) {
         let Some(kept) = self.scopes.get(scope).filter(|_| self.learns_pace) else {
             return (None, None);
@@ -321,7 +322,10 @@ impl ScopeLedger {
         let window_runs = state.quota_resets.is_some_and(|reset| reset > now);
         let left = (state.remaining.filter(|_| window_runs))
             .map(|left| u32::try_from(left).unwrap_or(u32::MAX));
-        (kept.pace.opening_window(), left)
+        // An app that set the scope's in-flight limit said how many may go at once.
+        let opening =
+            (kept.pace.opening_window()).filter(|_| state.policy.in_flight_limit().is_none());
+        (opening, left)
     }
 
     /// The in-flight limit an attempt starting on `scope` at `now` queues under: the scope
