@@ -141,17 +141,10 @@ pub struct Client {
     last_id: u64,
 }
 
+/// The learned pace: a server's client's (the `learned-pace` feature; a browser page compiles
+/// none of it).
+#[cfg(feature = "learned-pace")]
 impl Client {
-    /// A client with no reads, and every scope open.
-    pub const fn new() -> Self {
-        Self {
-            ledger: ScopeLedger::new(),
-            reads: Reads::new(),
-            events: Events::new(),
-            last_id: 0,
-        }
-    }
-
     /// This client with every scope learning the pace it serves at (default off): after a
     /// block ends, the attempts that start on a scope go `served` at a time, one batch per
     /// `span`, where `served` is how many `2xx` the scope gave in the run the block ended and
@@ -164,6 +157,18 @@ impl Client {
     pub const fn with_learned_pace(mut self, on: bool) -> Self {
         self.ledger.learn_pace(on);
         self
+    }
+}
+
+impl Client {
+    /// A client with no reads, and every scope open.
+    pub const fn new() -> Self {
+        Self {
+            ledger: ScopeLedger::new(),
+            reads: Reads::new(),
+            events: Events::new(),
+            last_id: 0,
+        }
     }
 
     /// Gives `scope` the policy its reads share ([`ScopePolicy`]): once, ideally before its
@@ -491,8 +496,10 @@ impl Client {
                     self.hold_turn(read, Some(block.until));
                 } else if let Some(entry) = self.reads.get_mut(read) {
                     // What the ledger learned may queue an attempt the scope's policy would not.
-                    let limit = self.ledger.start_limit(now, &entry.scope);
-                    entry.action.set_in_flight_limit(limit);
+                    if self.ledger.learns_pace() {
+                        let limit = self.ledger.start_limit(now, &entry.scope);
+                        entry.action.set_in_flight_limit(limit);
+                    }
                     entry.action.handle_timeout(now);
                 }
                 self.moved(read);

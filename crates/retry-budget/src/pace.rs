@@ -18,138 +18,176 @@
 //!
 //! Sans-IO like the rest of the ledger: `now` is passed in, the turns are data.
 
-use std::num::NonZeroU32;
 use std::time::Duration;
 
-/// How many requests a scope never blocked may have in flight before its first answer, as
-/// TCP's initial window (RFC 6928): each `2xx` then lets one more go, so the window doubles
-/// each round trip until the first block.
-pub(crate) const OPENING_WINDOW: u32 = 10;
+#[cfg(not(feature = "learned-pace"))]
+pub(crate) use inert::Pace;
+#[cfg(feature = "learned-pace")]
+pub(crate) use learned::Pace;
 
-/// What the ledger learned of the pace one scope serves at.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Pace {
-    /// When the current run began: the end of the last block, else the first `2xx` heard.
-    run_start: Option<Duration>,
-    /// `2xx` answers heard in the current run (including those that arrive during the block
-    /// that ends it: they were sent before it).
-    served: u32,
-    /// When the run's first and last `2xx` arrived.
-    answers: Option<(Duration, Duration)>,
-    /// The end of the block that ends the current run, once one came.
-    run_end: Option<Duration>,
-    /// What the last closed run taught, if it served anything.
-    learned: Option<Learned>,
-}
+/// What a server's client learns.
+#[cfg(feature = "learned-pace")]
+mod learned {
+    use std::num::NonZeroU32;
 
-/// `served` turns per `span` and `spread`, from `from`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Learned {
-    served: NonZeroU32,
-    span: Duration,
-    /// The run's first `2xx` to its last.
-    spread: Duration,
-    /// When the first batch went: the end of the block that taught the pace.
-    from: Duration,
-    /// Turns taken since.
-    taken: u32,
-}
+    use super::Duration;
 
-impl Learned {
-    /// The next free turn.
-    fn next(&self) -> Duration {
-        let batch = self.taken / self.served.get();
-        let period = self.span.saturating_add(self.spread);
-        self.from.saturating_add(period.saturating_mul(batch))
-    }
-}
+    /// How many requests a scope never blocked may have in flight before its first answer, as
+    /// TCP's initial window (RFC 6928): each `2xx` then lets one more go, so the window doubles
+    /// each round trip until the first block.
+    pub(crate) const OPENING_WINDOW: u32 = 10;
 
-impl Pace {
-    /// A `2xx` arrived at `now`.
-    pub(crate) fn served(&mut self, now: Duration) {
-        self.run_start.get_or_insert(now);
-        self.served = self.served.saturating_add(1);
-        self.answers = Some(self.answers.map_or((now, now), |(first, _)| (first, now)));
+    /// What the ledger learned of the pace one scope serves at.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub(crate) struct Pace {
+        /// When the current run began: the end of the last block, else the first `2xx` heard.
+        run_start: Option<Duration>,
+        /// `2xx` answers heard in the current run (including those that arrive during the block
+        /// that ends it: they were sent before it).
+        served: u32,
+        /// When the run's first and last `2xx` arrived.
+        answers: Option<(Duration, Duration)>,
+        /// The end of the block that ends the current run, once one came.
+        run_end: Option<Duration>,
+        /// What the last closed run taught, if it served anything.
+        learned: Option<Learned>,
     }
 
-    /// The scope is blocked until `until` (a longer block than before): the current run ends
-    /// there.
-    pub(crate) fn blocked(&mut self, until: Duration) {
-        self.run_end = Some(self.run_end.map_or(until, |end| end.max(until)));
+    /// `served` turns per `span` and `spread`, from `from`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct Learned {
+        served: NonZeroU32,
+        span: Duration,
+        /// The run's first `2xx` to its last.
+        spread: Duration,
+        /// When the first batch went: the end of the block that taught the pace.
+        from: Duration,
+        /// Turns taken since.
+        taken: u32,
     }
 
-    /// An attempt is about to start on the scope at `now`, the scope open: the moment its
-    /// turn comes (at `now`, or later where the pace holds it back), taken. `None`: no pace
-    /// holds it, and it starts now without taking a turn.
-    pub(crate) fn take_turn(&mut self, now: Duration) -> Option<Duration> {
-        self.close_run(now);
-        let learned = self.learned.as_mut()?;
-        let next = learned.next();
-        // A pace that held no one back for a whole span is stale.
-        if next.saturating_add(learned.span) <= now {
-            self.learned = None;
-            return None;
-        }
-        learned.taken = learned.taken.saturating_add(1);
-        Some(next.max(now))
-    }
-
-    /// The last turn taken goes unused: the next attempt takes it instead.
-    pub(crate) fn give_back(&mut self) {
-        if let Some(learned) = self.learned.as_mut() {
-            learned.taken = learned.taken.saturating_sub(1);
+    impl Learned {
+        /// The next free turn.
+        fn next(&self) -> Duration {
+            let batch = self.taken / self.served.get();
+            let period = self.span.saturating_add(self.spread);
+            self.from.saturating_add(period.saturating_mul(batch))
         }
     }
 
-    /// The most requests in flight while no pace holds (before the scope's first block, after
-    /// a block that taught none, or once the pace is dropped): the opening window and one more
-    /// for each `2xx` of the run; `None` while a pace holds (its turns pace the scope).
-    pub(crate) fn opening_window(&self) -> Option<u32> {
-        (self.learned.is_none()).then(|| OPENING_WINDOW.saturating_add(self.served))
-    }
+    impl Pace {
+        /// A `2xx` arrived at `now`.
+        pub(crate) fn served(&mut self, now: Duration) {
+            self.run_start.get_or_insert(now);
+            self.served = self.served.saturating_add(1);
+            self.answers = Some(self.answers.map_or((now, now), |(first, _)| (first, now)));
+        }
 
-    /// The pace learned, if one holds: this many turns per this span.
-    pub(crate) fn learned(&self) -> Option<(u32, Duration)> {
-        self.learned.map(|l| (l.served.get(), l.span))
-    }
+        /// The scope is blocked until `until` (a longer block than before): the current run ends
+        /// there.
+        pub(crate) fn blocked(&mut self, until: Duration) {
+            self.run_end = Some(self.run_end.map_or(until, |end| end.max(until)));
+        }
 
-    /// Where the run's block has ended by `now`: what it served over its span becomes the
-    /// pace, and a new run starts at the block's end.
-    fn close_run(&mut self, now: Duration) {
-        let Some(end) = self.run_end.filter(|end| *end <= now) else {
-            return;
-        };
-        let run = (self.run_start, NonZeroU32::new(self.served));
-        let span = run.0.map(|start| end.saturating_sub(start));
-        self.learned = match (run.1, span.filter(|s| !s.is_zero())) {
-            (Some(served), Some(span)) => Some(Learned {
-                served,
-                span,
-                spread: self
-                    .answers
-                    .map_or(Duration::ZERO, |(first, last)| last - first),
-                from: end,
-                taken: 0,
-            }),
-            // Nothing served: the pace from before, its batches starting again at the end.
-            _ => self.learned.map(|l| Learned {
-                from: end,
-                taken: 0,
-                ..l
-            }),
-        };
-        *self = Pace {
-            run_start: Some(end),
-            served: 0,
-            answers: None,
-            run_end: None,
-            ..*self
-        };
+        /// An attempt is about to start on the scope at `now`, the scope open: the moment its
+        /// turn comes (at `now`, or later where the pace holds it back), taken. `None`: no pace
+        /// holds it, and it starts now without taking a turn.
+        pub(crate) fn take_turn(&mut self, now: Duration) -> Option<Duration> {
+            self.close_run(now);
+            let learned = self.learned.as_mut()?;
+            let next = learned.next();
+            // A pace that held no one back for a whole span is stale.
+            if next.saturating_add(learned.span) <= now {
+                self.learned = None;
+                return None;
+            }
+            learned.taken = learned.taken.saturating_add(1);
+            Some(next.max(now))
+        }
+
+        /// The last turn taken goes unused: the next attempt takes it instead.
+        pub(crate) fn give_back(&mut self) {
+            if let Some(learned) = self.learned.as_mut() {
+                learned.taken = learned.taken.saturating_sub(1);
+            }
+        }
+
+        /// The most requests in flight while no pace holds (before the scope's first block, after
+        /// a block that taught none, or once the pace is dropped): the opening window and one more
+        /// for each `2xx` of the run; `None` while a pace holds (its turns pace the scope).
+        pub(crate) fn opening_window(&self) -> Option<u32> {
+            (self.learned.is_none()).then(|| OPENING_WINDOW.saturating_add(self.served))
+        }
+
+        /// The pace learned, if one holds: this many turns per this span.
+        pub(crate) fn learned(&self) -> Option<(u32, Duration)> {
+            self.learned.map(|l| (l.served.get(), l.span))
+        }
+
+        /// Where the run's block has ended by `now`: what it served over its span becomes the
+        /// pace, and a new run starts at the block's end.
+        fn close_run(&mut self, now: Duration) {
+            let Some(end) = self.run_end.filter(|end| *end <= now) else {
+                return;
+            };
+            let run = (self.run_start, NonZeroU32::new(self.served));
+            let span = run.0.map(|start| end.saturating_sub(start));
+            self.learned = match (run.1, span.filter(|s| !s.is_zero())) {
+                (Some(served), Some(span)) => Some(Learned {
+                    served,
+                    span,
+                    spread: self
+                        .answers
+                        .map_or(Duration::ZERO, |(first, last)| last - first),
+                    from: end,
+                    taken: 0,
+                }),
+                // Nothing served: the pace from before, its batches starting again at the end.
+                _ => self.learned.map(|l| Learned {
+                    from: end,
+                    taken: 0,
+                    ..l
+                }),
+            };
+            *self = Pace {
+                run_start: Some(end),
+                served: 0,
+                answers: None,
+                run_end: None,
+                ..*self
+            };
+        }
+    }
+}
+
+/// A browser page's: nothing, so it compiles none of the rules above.
+#[cfg(not(feature = "learned-pace"))]
+mod inert {
+    use super::Duration;
+
+    /// A pace never learned.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub(crate) struct Pace;
+
+    impl Pace {
+        pub(crate) fn served(&mut self, _now: Duration) {}
+        pub(crate) fn blocked(&mut self, _until: Duration) {}
+        pub(crate) fn take_turn(&mut self, _now: Duration) -> Option<Duration> {
+            None
+        }
+        pub(crate) fn give_back(&mut self) {}
+        pub(crate) fn opening_window(&self) -> Option<u32> {
+            None
+        }
+        pub(crate) fn learned(&self) -> Option<(u32, Duration)> {
+            None
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::learned::*;
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;

@@ -142,14 +142,16 @@ impl ScopeLedger {
     }
 
     /// Whether each scope learns the pace it serves at ([`Pace`]) and holds back the attempts
-    /// that start on it after a block to that pace.
+    /// that start on it after a block to that pace (only a client built with the pace can).
+    #[cfg(feature = "learned-pace")]
     pub(crate) const fn learn_pace(&mut self, on: bool) {
         self.learns_pace = on;
     }
 
-    /// Whether each scope learns its pace.
+    /// Whether each scope learns its pace: never in a build without the pace, where every
+    /// branch on it is known to be dead.
     pub(crate) const fn learns_pace(&self) -> bool {
-        self.learns_pace
+        cfg!(feature = "learned-pace") && self.learns_pace
     }
 
     /// A response arrived at `now` on `scope`, already read. A `429` whose `Retry-After` is
@@ -171,7 +173,7 @@ impl ScopeLedger {
         };
         // A 429's own block first: where the fields name the same end, the 429 is the reason.
         let mut blocks = Vec::new();
-        if self.learns_pace && is_success(status) {
+        if self.learns_pace() && is_success(status) {
             self.scopes.entry(scope).pace.served(now);
         }
         if blocks_scope(status) {
@@ -286,7 +288,7 @@ impl ScopeLedger {
             return false;
         }
         state.block = Some(block);
-        if self.learns_pace {
+        if self.learns_pace() {
             self.scopes.entry(scope).pace.blocked(block.until);
         }
         self.scopes.note_expiry(block.until, scope);
@@ -298,7 +300,7 @@ impl ScopeLedger {
     /// are the last block's), its turn taken. `None`: it starts now (its turn, if the scope is
     /// paced, taken at `now`).
     pub(crate) fn take_turn(&mut self, now: Duration, scope: &str) -> Option<ScopeBlock> {
-        if !self.learns_pace || self.poll_block(now, scope).is_some() {
+        if !self.learns_pace() || self.poll_block(now, scope).is_some() {
             return None;
         }
         let kept = self.scopes.get_mut(scope)?;
@@ -315,7 +317,7 @@ impl ScopeLedger {
     /// policy has an in-flight limit of its own), and what the RateLimit fields say is left of
     /// a window still running. `None`s: nothing of the kind.
     fn learned_limits(&self, now: Duration, scope: &str) -> (Option<u32>, Option<u32>) {
-        let Some(kept) = self.scopes.get(scope).filter(|_| self.learns_pace) else {
+        let Some(kept) = self.scopes.get(scope).filter(|_| self.learns_pace()) else {
             return (None, None);
         };
         let state = &kept.state;
@@ -350,7 +352,7 @@ impl ScopeLedger {
     /// Whether an attempt starting on `scope` at `now` would wait for its turn
     /// ([`take_turn`](Self::take_turn)), no turn taken.
     fn would_wait_turn(&self, now: Duration, scope: &str) -> bool {
-        let Some(kept) = self.scopes.get(scope).filter(|_| self.learns_pace) else {
+        let Some(kept) = self.scopes.get(scope).filter(|_| self.learns_pace()) else {
             return false;
         };
         let mut pace = kept.pace;
