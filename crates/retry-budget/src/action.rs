@@ -160,9 +160,9 @@ pub struct ReadAction {
     /// attempt the action queues for a place. `None` (a read on its own, or a scope with no
     /// limit): it never queues.
     in_flight_limit: Option<u32>,
-    /// The turn its scope's learned pace gave its next attempt: a wait for it ends exactly
-    /// there, with no jitter (the turns are the spread).
-    turn: Option<Duration>,
+    /// Whether its scope's learned pace spreads the release of its blocks (and gives its
+    /// turns): a wait for a block's end then ends exactly there, with no jitter.
+    paced: bool,
 }
 
 impl ReadAction {
@@ -187,26 +187,34 @@ impl ReadAction {
         in_flight_limit: Option<u32>,
         seed: u64,
     ) -> Result<Self, PolicyError> {
-        let mut action = Self::started(now, policy, block, seed)?;
-        action.in_flight_limit = in_flight_limit;
-        action.start_or_wait_for_scope(now);
-        Ok(action)
+        Self::begin(now, policy, block, in_flight_limit, seed, false)
     }
 
-    /// [`start_under`](Self::start_under) on a scope whose learned pace holds the first attempt
-    /// until `turn.until` (its turn, or a block whose release the pace spreads), later than
-    /// `now`: it waits for it exactly (no jitter), or stops at once if the attempt does not fit
-    /// there.
-    pub(crate) fn start_on_turn(
+    /// [`start_under`](Self::start_under) on a scope whose learned pace spreads the release of
+    /// its blocks: `block` (a block, or the first attempt's turn) and every later one are
+    /// waited for exactly, with no jitter.
+    pub(crate) fn start_paced(
         now: Duration,
         policy: RetryPolicy,
-        turn: ScopeBlock,
+        block: Option<ScopeBlock>,
         in_flight_limit: Option<u32>,
         seed: u64,
     ) -> Result<Self, PolicyError> {
-        let mut action = Self::started(now, policy, Some(turn), seed)?;
+        Self::begin(now, policy, block, in_flight_limit, seed, true)
+    }
+
+    /// A started action's first step, on a scope that may be blocked, limited or paced.
+    fn begin(
+        now: Duration,
+        policy: RetryPolicy,
+        block: Option<ScopeBlock>,
+        in_flight_limit: Option<u32>,
+        seed: u64,
+        paced: bool,
+    ) -> Result<Self, PolicyError> {
+        let mut action = Self::started(now, policy, block, seed)?;
         action.in_flight_limit = in_flight_limit;
-        action.turn = Some(turn.until);
+        action.paced = paced;
         action.start_or_wait_for_scope(now);
         Ok(action)
     }
@@ -322,7 +330,7 @@ impl ReadAction {
             scope_block: block,
             draws: SplitMix64::new(seed),
             in_flight_limit: None,
-            turn: None,
+            paced: false,
             policy,
         };
         action.record(
@@ -491,18 +499,17 @@ impl ReadAction {
         }
     }
 
+    /// From now on its scope's learned pace spreads the release of its blocks: a wait for a
+    /// block's end ends exactly there, with no jitter ([`start_paced`](Self::start_paced), for
+    /// an action that did not start so).
+    pub(crate) fn pace_releases(&mut self) {
+        self.paced = true;
+    }
+
     /// The most requests to the scope in flight beside which the next attempt may start
     /// (`None`: it never queues), as the scope's ledger says just before it would start.
     pub(crate) fn set_in_flight_limit(&mut self, limit: Option<u32>) {
         self.in_flight_limit = limit;
-    }
-
-    /// Its scope's learned pace holds its next attempt until `turn.until` (its turn, or a block
-    /// whose release the pace spreads): it waits for it as for a block
-    /// ([`handle_scope_block`](Self::handle_scope_block)), exactly, with no jitter.
-    pub(crate) fn handle_turn(&mut self, now: Duration, turn: ScopeBlock) {
-        self.turn = Some(turn.until);
-        self.handle_scope_block(now, turn);
     }
 
     /// The action's scope is blocked until `block.until` (a `429` to another action on the
@@ -814,8 +821,8 @@ impl ReadAction {
             cause: block.cause,
         };
         // Every read the block held back is released at its end: jitter spreads them, unless
-        // the block is the read's turn, which the pace has spread already.
-        let percent = match self.turn == Some(block.until) {
+        // the scope's pace does.
+        let percent = match self.paced {
             true => 0,
             false => (self.policy.jitter_percent()).max(self.policy.server_jitter_percent()),
         };

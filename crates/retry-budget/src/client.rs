@@ -204,20 +204,20 @@ impl Client {
             self.ledger.delayed(scope) >= max
                 && self.ledger.would_delay(now, scope, policy.priority())
         });
+        // Refused before a turn is taken for it.
         policy.validate()?;
         let (action, turn) = match crowded {
             Some(max) => (ReadAction::turned_away(now, policy, max)?, None),
             None => {
                 let turn = block.is_none().then(|| self.ledger.take_turn(now, scope));
+                let turn = turn.flatten();
                 // Where the pace is learned, it spreads a block's release: no jitter.
-                let exact = turn
-                    .flatten()
-                    .or(block.filter(|_| self.ledger.learns_pace()));
-                let action = match exact {
-                    Some(wait) => ReadAction::start_on_turn(now, policy, wait, limit, seed)?,
-                    None => ReadAction::start_under(now, policy, block, limit, seed)?,
+                let start = match self.ledger.learns_pace() {
+                    true => ReadAction::start_paced,
+                    false => ReadAction::start_under,
                 };
-                (action, turn.flatten().map(|b| b.until))
+                let action = start(now, policy, block.or(turn), limit, seed)?;
+                (action, turn.map(|b| b.until))
             }
         };
         let id = self.add(now, scope, action);
@@ -295,7 +295,10 @@ impl Client {
         }
         let block = self.ledger.poll_block(now, scope);
         let limit = self.ledger.start_limit(now, scope);
-        let action = ReadAction::resume_under(now, origin, policy, hand_over, block, limit)?;
+        let mut action = ReadAction::resume_under(now, origin, policy, hand_over, block, limit)?;
+        if self.ledger.learns_pace() {
+            action.pace_releases();
+        }
         Ok(self.add(now, scope, action))
     }
 
@@ -490,18 +493,22 @@ impl Client {
             // Read again: an earlier read's grant may have moved this one.
             if entry.action.poll_timeout().is_some_and(|t| t <= now) {
                 let turn = self.turn_at_wake(now, read);
-                if let (Some(entry), Some(block)) = (self.reads.get_mut(read), turn) {
-                    // Held back to its turn: the wait goes on, or the read stops at once.
-                    entry.action.handle_turn(now, block);
-                    self.hold_turn(read, Some(block.until));
-                } else if let Some(entry) = self.reads.get_mut(read) {
-                    // What the ledger learned may queue an attempt the scope's policy would not.
-                    if self.ledger.learns_pace() {
-                        let limit = self.ledger.start_limit(now, &entry.scope);
-                        entry.action.set_in_flight_limit(limit);
+                if let Some(entry) = self.reads.get_mut(read) {
+                    match turn {
+                        // Held back to its turn: the wait goes on, or the read stops at once.
+                        Some(turn) => entry.action.handle_scope_block(now, turn),
+                        None => {
+                            // What the ledger learned may queue an attempt the scope's policy
+                            // would not.
+                            if self.ledger.learns_pace() {
+                                let limit = self.ledger.start_limit(now, &entry.scope);
+                                entry.action.set_in_flight_limit(limit);
+                            }
+                            entry.action.handle_timeout(now);
+                        }
                     }
-                    entry.action.handle_timeout(now);
                 }
+                self.hold_turn(read, turn.map(|t| t.until));
                 self.moved(read);
                 self.settle(now, read);
             } else {
@@ -656,12 +663,7 @@ impl Client {
                 if *entry.action.phase() != Phase::Stopped {
                     // A turn inside the block is void: the block's end gives new ones.
                     entry.turn = entry.turn.filter(|turn| *turn >= block.until);
-                    // Where the pace is learned, its turns spread the release: no jitter.
-                    if self.ledger.learns_pace() {
-                        entry.action.handle_turn(now, block);
-                    } else {
-                        entry.action.handle_scope_block(now, block);
-                    }
+                    entry.action.handle_scope_block(now, block);
                     self.moved(read);
                 }
             }

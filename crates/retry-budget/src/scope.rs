@@ -283,13 +283,14 @@ impl ScopeLedger {
     /// A block learned elsewhere (another tab, say): kept if it ends later than the one the
     /// scope has, and ignored otherwise. Returns whether it was kept.
     pub(crate) fn handle_block(&mut self, scope: &str, block: ScopeBlock) -> bool {
-        let state = self.entry(scope);
-        if state.block.is_some_and(|b| b.until >= block.until) {
+        let learns_pace = self.learns_pace();
+        let kept = self.scopes.entry(scope);
+        if kept.state.block.is_some_and(|b| b.until >= block.until) {
             return false;
         }
-        state.block = Some(block);
-        if self.learns_pace() {
-            self.scopes.entry(scope).pace.blocked(block.until);
+        kept.state.block = Some(block);
+        if learns_pace {
+            kept.pace.blocked(block.until);
         }
         self.scopes.note_expiry(block.until, scope);
         true
