@@ -86,16 +86,23 @@ async fn spent_limit(window_s: u32) -> (String, String) {
     let origin = scenario_api::serve_on_loopback(scenarios.router())
         .await
         .unwrap();
+    let base = made(
+        &origin,
+        &format!("/limits?quota=1&window_s={window_s}&spent=1"),
+    )
+    .await;
+    (origin, base)
+}
+
+/// What POSTing `path` to the scenario API at `origin` made (a limit, a run): its base URL.
+async fn made(origin: &str, path: &str) -> String {
     let made = reqwest::Client::new()
-        .post(format!(
-            "{origin}/limits?quota=1&window_s={window_s}&spent=1"
-        ))
+        .post(format!("{origin}{path}"))
         .send()
         .await
         .unwrap();
     let made: Value = serde_json::from_slice(&made.bytes().await.unwrap()).unwrap();
-    let base = format!("{origin}{}", made["base"].as_str().unwrap());
-    (origin, base)
+    format!("{origin}{}", made["base"].as_str().unwrap())
 }
 
 /// What reached the limit: each request's status.
@@ -337,13 +344,7 @@ async fn a_slow_redis_costs_a_read_at_most_its_timeout_and_is_said_once() {
 /// a server of its own: (origin, the run's palettes URL, the run's report URL).
 async fn refusing_run() -> (String, String, String) {
     let (origin, _) = spent_limit(3).await;
-    let made = reqwest::Client::new()
-        .post(format!("{origin}/runs?scenario=refusing"))
-        .send()
-        .await
-        .unwrap();
-    let made: Value = serde_json::from_slice(&made.bytes().await.unwrap()).unwrap();
-    let base = format!("{origin}{}", made["base"].as_str().unwrap());
+    let base = made(&origin, "/runs?scenario=refusing").await;
     (origin, format!("{base}/palettes?collection=coast"), base)
 }
 
@@ -501,18 +502,6 @@ impl std::io::Write for Sink {
     }
 }
 
-/// A limit of `quota` answers a second in fixed windows, with the RateLimit fields, on the
-/// scenario API at `origin`: its URL.
-async fn fixed_limit(origin: &str, quota: u32) -> String {
-    let made = reqwest::Client::new()
-        .post(format!("{origin}/limits?quota={quota}&window_s=1"))
-        .send()
-        .await
-        .unwrap();
-    let made: Value = serde_json::from_slice(&made.bytes().await.unwrap()).unwrap();
-    format!("{origin}{}", made["base"].as_str().unwrap())
-}
-
 /// `reads` reads at once, taking turns across `processes`, one collection each, against
 /// `base`: how many loaded, and when the last ended.
 async fn crowd(processes: &[Client], base: &str, reads: usize) -> (usize, Duration) {
@@ -571,7 +560,8 @@ async fn three_replicas_sharing_blocks_each_learn_their_share_of_the_pace() {
             let (client, _) = process(&origin, Some(&redis.url())).await;
             replicas.push(client.with_learned_pace(pace));
         }
-        let base = fixed_limit(&origin, 10).await;
+        // 10 answers a second in fixed windows, with the RateLimit fields.
+        let base = made(&origin, "/limits?quota=10&window_s=1").await;
         let (loaded, took) = crowd(&replicas, &base, 60).await;
         let requests = reached(&base).await.len();
         let shares: Vec<_> = (replicas.iter())

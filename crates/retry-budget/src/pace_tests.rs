@@ -203,70 +203,67 @@ fn a_turn_is_kept_exactly_however_much_jitter_the_policy_asks() {
     assert!(run.requests <= 110, "{run:?}");
 }
 
+/// A paced client on which one read was served (at 100 ms) and one refused (at 300 ms, for
+/// 1 s): the run served 1 from 100 ms to the block's end, 1.3 s, so the pace is one a turn,
+/// 1.2 s apart, from 1.3 s. The refused read starts before the first is answered: a scope
+/// with no read running is forgotten, and what it learned with it. Returns the refused read.
+fn one_served_then_refused(client: &mut Client) -> ReadId {
+    let ms = Duration::from_millis;
+    let served = (client.handle_start(ms(0), API, RetryPolicy::new(), 0)).unwrap();
+    let refused = (client.handle_start(ms(50), API, RetryPolicy::new(), 0)).unwrap();
+    client.handle_response(ms(100), served, &Response::new(200), None, Ok(()));
+    let retry_after_1 = Response::new(429).retry_after("1");
+    client.handle_response(ms(300), refused, &retry_after_1, None, Ok(()));
+    refused
+}
+
+/// Every step the client has for its reads now, in order.
+fn steps(client: &mut Client) -> Vec<(ReadId, Step)> {
+    let mut steps = Vec::new();
+    while let Some(event) = client.poll_event() {
+        if let ClientEvent::Step { read, step } = event {
+            steps.push((read, step));
+        }
+    }
+    steps
+}
+
+/// Until when `read` was told to wait, if it was.
+fn waits_until(steps: &[(ReadId, Step)], read: ReadId) -> Option<Duration> {
+    steps.iter().find_map(|(r, step)| match step {
+        Step::Wait { until, .. } if *r == read => Some(*until),
+        _ => None,
+    })
+}
+
 #[test]
 fn a_turn_left_by_a_read_that_stops_at_once_goes_to_the_next() {
     let ms = Duration::from_millis;
     let mut client = paced();
-    // One 2xx, then a 429 asking 1 s: the run served 1 from 100 ms to the block's end (1.3 s).
-    // The refused read starts before the first is answered: a scope with no read running is
-    // forgotten, and what it learned with it.
-    let served = client
-        .handle_start(ms(0), API, RetryPolicy::new(), 0)
-        .unwrap();
-    let refused = client
-        .handle_start(ms(50), API, RetryPolicy::new(), 0)
-        .unwrap();
-    client.handle_response(ms(100), served, &Response::new(200), None, Ok(()));
-    client.handle_response(
-        ms(300),
-        refused,
-        &Response::new(429).retry_after("1"),
-        None,
-        Ok(()),
-    );
+    one_served_then_refused(&mut client);
     // Three more wait for the block: the second with a budget its turn will not fit.
     let short = RetryPolicy::new().with_budget(Duration::from_secs(6));
-    let a = client
-        .handle_start(ms(500), API, RetryPolicy::new(), 0)
-        .unwrap();
+    let a = (client.handle_start(ms(500), API, RetryPolicy::new(), 0)).unwrap();
     let b = client.handle_start(ms(500), API, short, 0).unwrap();
-    let c = client
-        .handle_start(ms(500), API, RetryPolicy::new(), 0)
-        .unwrap();
-    while client.poll_event().is_some() {}
+    let c = (client.handle_start(ms(500), API, RetryPolicy::new(), 0)).unwrap();
+    steps(&mut client);
     client.handle_timeout(ms(1300));
-    let mut waits = Vec::new();
-    while let Some(event) = client.poll_event() {
-        if let ClientEvent::Step { read, step } = event {
-            waits.push((read, step));
-        }
-    }
-    let until = |r: ReadId| {
-        waits.iter().find_map(|(read, step)| match step {
-            Step::Wait { until, .. } if *read == r => Some(*until),
-            _ => None,
-        })
-    };
+    let waits = steps(&mut client);
     // One a turn, 1.2 s apart: the refused read's at the block's end, then A's; B's (3.7 s)
     // cannot fit its 6 s, so it stops, and C takes it.
-    assert_eq!(until(a), Some(ms(2500)));
+    assert_eq!(waits_until(&waits, a), Some(ms(2500)));
     assert!(matches!(
         waits.iter().find(|(r, _)| *r == b),
         Some((_, Step::Stop(_)))
     ));
-    assert_eq!(until(c), Some(ms(3700)));
+    assert_eq!(waits_until(&waits, c), Some(ms(3700)));
 }
 
 #[test]
 fn a_turn_inside_a_longer_block_is_void_and_the_blocks_end_gives_a_new_one() {
     let ms = Duration::from_millis;
     let mut client = paced();
-    // The pace of the test above: one a turn, 1.2 s apart, from 1.3 s.
-    let served = (client.handle_start(ms(0), API, RetryPolicy::new(), 0)).unwrap();
-    let refused = (client.handle_start(ms(50), API, RetryPolicy::new(), 0)).unwrap();
-    client.handle_response(ms(100), served, &Response::new(200), None, Ok(()));
-    let retry_after_1 = Response::new(429).retry_after("1");
-    client.handle_response(ms(300), refused, &retry_after_1, None, Ok(()));
+    let refused = one_served_then_refused(&mut client);
     let a = (client.handle_start(ms(500), API, RetryPolicy::new(), 0)).unwrap();
     client.handle_timeout(ms(1300));
     // Another tab's block, to 3 s, covers A's turn (2.5 s); D starts inside it.
@@ -278,25 +275,16 @@ fn a_turn_inside_a_longer_block_is_void_and_the_blocks_end_gives_a_new_one() {
     client.handle_response(ms(1400), refused, &Response::new(200), None, Ok(()));
     assert!(client.handle_block(ms(1500), API, block));
     let d = (client.handle_start(ms(1500), API, RetryPolicy::new(), 0)).unwrap();
-    while client.poll_event().is_some() {}
+    steps(&mut client);
     // At its end A takes the new pace's first turn, and D the next one, a span later.
     client.handle_timeout(ms(3000));
-    let mut steps = Vec::new();
-    while let Some(event) = client.poll_event() {
-        if let ClientEvent::Step { read, step } = event {
-            steps.push((read, step));
-        }
-    }
+    let steps = steps(&mut client);
     assert!(
         matches!(steps[0], (r, Step::StartAttempt { .. }) if r == a),
         "{steps:?}"
     );
-    let waits_d = steps.iter().find_map(|(r, s)| match s {
-        Step::Wait { until, .. } if *r == d => Some(*until),
-        _ => None,
-    });
     // The run from 1.3 s served the refused read's retry: one per 1.7 s.
-    assert_eq!(waits_d, Some(ms(4700)), "{steps:?}");
+    assert_eq!(waits_until(&steps, d), Some(ms(4700)), "{steps:?}");
 }
 
 #[test]
