@@ -7,15 +7,14 @@
 //! deep enough to pass the compiler's default recursion limit. `leptos_router` 0.8 hydrates a
 //! matched route's view at once (after loading any lazy route's code), so that future is not
 //! what it runs; where something does await it (a lazy view around the screen), the screen's
-//! own views, which load nothing lazily, are hydrated at once inside it. Everything else is
-//! the view's own.
+//! own views, which load nothing lazily, are hydrated at once inside it. Leptos 0.9 (tachys
+//! 0.3) compiles that future into an `AnyView` only where the app turns on `leptos/lazy`;
+//! elsewhere the wrapper changes nothing. Everything else is the view's own.
 
-use leptos::tachys::html::attribute::any_attribute::AnyAttribute;
 use leptos::tachys::html::attribute::Attribute;
 use leptos::tachys::hydration::Cursor;
-use leptos::tachys::ssr::StreamBuilder;
 use leptos::tachys::view::add_attr::AddAnyAttr;
-use leptos::tachys::view::{Position, PositionState, Render, RenderHtml};
+use leptos::tachys::view::{PositionState, Render, RenderHtml};
 
 /// `view`, hydrated at once where an app hydrates asynchronously (a router's lazy routes).
 /// Wrap views that load nothing lazily, never an app's children, which might.
@@ -64,36 +63,8 @@ impl<V: RenderHtml> RenderHtml for HydratesAtOnce<V> {
         self.0.html_len()
     }
 
-    fn to_html_with_buf(
-        self,
-        buf: &mut String,
-        position: &mut Position,
-        escape: bool,
-        mark_branches: bool,
-        extra_attrs: Vec<AnyAttribute>,
-    ) {
-        self.0
-            .to_html_with_buf(buf, position, escape, mark_branches, extra_attrs);
-    }
-
-    fn to_html_async_with_buf<const OUT_OF_ORDER: bool>(
-        self,
-        buf: &mut StreamBuilder,
-        position: &mut Position,
-        escape: bool,
-        mark_branches: bool,
-        extra_attrs: Vec<AnyAttribute>,
-    ) where
-        Self: Sized,
-    {
-        self.0.to_html_async_with_buf::<OUT_OF_ORDER>(
-            buf,
-            position,
-            escape,
-            mark_branches,
-            extra_attrs,
-        );
-    }
+    // The two that write HTML, as the Leptos line built against takes them.
+    crate::leptos_line::render_html_into_buf!();
 
     fn hydrate<const FROM_SERVER: bool>(
         self,

@@ -22,6 +22,12 @@ mod at_once;
 pub mod components;
 pub mod runtime;
 
+// The Leptos line the crate is built against, as build.rs reads it from the manifest: one file
+// a line, the few things Leptos 0.9 does another way than 0.8.
+#[cfg_attr(not(leptos_0_9), path = "leptos_line/v0_8.rs")]
+#[cfg_attr(leptos_0_9, path = "leptos_line/v0_9.rs")]
+mod leptos_line;
+
 pub use at_once::HydratesAtOnce;
 pub use components::{
     Announcer, Countdown, ReadStatus, ReadSuspense, StopMessage, Timeline, TracePanel,

@@ -10,6 +10,7 @@ use super::page::take_up::TakenUp;
 use super::page::Driver;
 use super::part::{server_trace, ServerPart};
 use super::state::{Parse, ReadData, ReadState, View};
+use crate::leptos_line::{in_place_of_suspense, next_data_id};
 use retry_budget::{ReadRequest, RetryPolicy, TraceEvent};
 
 pub use super::page::{now, provide_scope_policy, scope_state};
@@ -76,19 +77,17 @@ impl<T: ReadData> Mode<T> for Read<T> {
     /// compiles no `<Suspense>` (5 KB gzipped) and no erased views, and hydrates the
     /// children where they are.
     ///
-    /// The one thing the browser keeps of the boundary is its id: leptos's `<Suspense>`
-    /// takes the shared context's next id as it is made, on the server as in the browser,
-    /// and every read's part after it is found by the ids that follow. The id is taken
-    /// here, where the server's boundary takes it (`part::tests::a_suspense_takes_one_id`
-    /// holds leptos to one).
+    /// The one thing the browser keeps of the boundary is how it numbers serialized data:
+    /// leptos's `<Suspense>` takes an id as it is made (and on Leptos 0.9 numbers what is
+    /// inside it within that id), on the server as in the browser, and every read's part is
+    /// found by its id. This stands where the server's boundary stood, numbering as it did
+    /// (`part::tests::the_browser_numbers_data_as_the_servers_suspense_does` holds the two
+    /// to each other).
     fn suspend<V: IntoView + 'static>(
         self,
         children: impl Fn() -> V + Send + Sync + 'static,
     ) -> impl IntoView {
-        if let Some(context) = Owner::current_shared_context() {
-            let _boundary = context.next_id();
-        }
-        children()
+        in_place_of_suspense(children)
     }
 }
 
@@ -97,7 +96,7 @@ impl<T: ReadData> Mode<T> for Read<T> {
 /// the server wrote nothing for is an empty text, which cannot be read: the screen says so.
 fn written_by_server() -> Option<String> {
     let context = Owner::current_shared_context()?;
-    let id = context.next_id();
+    let id = next_data_id(&*context);
     match context.read_data(&id) {
         Some(text) => Some(text),
         None if context.during_hydration() => Some(String::new()),

@@ -241,23 +241,58 @@ mod tests {
         );
     }
 
-    /// The browser takes the id leptos's `<Suspense>` takes on the server, in its place
-    /// (`hydrating`'s `Read::suspend`): a leptos whose boundary took another number of ids
-    /// would have every read after the first find another read's part.
+    /// What a hydrating page makes in place of the server's `<Suspense>` numbers serialized
+    /// data as that boundary does: the data a read takes an id for before it, inside it and
+    /// after it is found under the same ids. A boundary numbered otherwise would have every
+    /// read after it find another read's part (on Leptos 0.9, with every read inside it).
     #[test]
-    fn a_suspense_takes_one_id() {
-        use std::sync::Arc;
+    fn the_browser_numbers_data_as_the_servers_suspense_does() {
+        use std::sync::{Arc, Mutex};
 
         use hydration_context::{SharedContext, SsrSharedContext};
         use leptos::prelude::*;
 
-        let context: Arc<dyn SharedContext + Send + Sync> = Arc::new(SsrSharedContext::new());
-        Owner::new_root(Some(context.clone())).with(|| {
-            let before = context.next_id().into_inner();
-            let boundary = view! { <Suspense fallback=|| "waiting">"ready"</Suspense> };
-            let after = context.next_id().into_inner();
-            drop(boundary);
-            assert_eq!(after - before, 2, "ids between two of ours");
+        use crate::leptos_line::{in_place_of_suspense, next_data_id};
+
+        type Ids = Arc<Mutex<Vec<String>>>;
+
+        fn take(ids: &Ids) {
+            let context = Owner::current_shared_context().expect("a shared context");
+            ids.lock()
+                .unwrap()
+                .push(format!("{:?}", next_data_id(&*context)));
+        }
+
+        /// The ids taken before `boundary`, inside it and after it, in a render of its own.
+        fn around(boundary: impl FnOnce(Ids) -> AnyView) -> Vec<String> {
+            let context: Arc<dyn SharedContext + Send + Sync> = Arc::new(SsrSharedContext::new());
+            let ids = Ids::default();
+            Owner::new_root(Some(context)).with(|| {
+                take(&ids);
+                let view = boundary(ids.clone());
+                take(&ids);
+                drop(view);
+            });
+            let taken = ids.lock().unwrap().clone();
+            taken
+        }
+
+        let on_server = around(|ids| {
+            view! {
+                <Suspense fallback=|| "waiting">
+                    {take(&ids); "ready"}
+                </Suspense>
+            }
+            .into_any()
         });
+        let in_browser = around(|ids| {
+            in_place_of_suspense(move || {
+                take(&ids);
+                "ready"
+            })
+            .into_any()
+        });
+        assert_eq!(on_server.len(), 3, "{on_server:?}");
+        assert_eq!(in_browser, on_server);
     }
 }

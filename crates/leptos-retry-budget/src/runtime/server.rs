@@ -18,6 +18,7 @@ use tokio::sync::{oneshot, watch};
 use super::mode::Mode;
 use super::part::{server_trace, ServerPart};
 use super::state::{Parse, ReadData, ReadState, View};
+use crate::leptos_line::next_data_id;
 
 pub use super::no_page::{now, provide_scope_policy, scope_state};
 
@@ -177,7 +178,7 @@ impl<T: ReadData> Mode<T> for Read<T> {
             let _ = done.send(Some(read.await));
         });
         if let Some(context) = Owner::current_shared_context() {
-            let id = context.next_id();
+            let id = next_data_id(&*context);
             if context.get_is_hydrating() {
                 let mut text = text.clone();
                 context.write_async(id, Box::pin(async move { arrived(&mut text).await }));
