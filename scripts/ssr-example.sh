@@ -7,15 +7,20 @@
 # The name HydrationScripts asks for: pkg/NAME.js and pkg/NAME_bg.wasm.
 SSR_OUTPUT_NAME=palette_list_ssr
 
-# Builds the server and the site into SITE; the server is target/debug/palette-list-ssr.
+# Builds the server and the site into SITE; the server is target/debug/palette-list-ssr. From
+# the source in TREE (the project's by default; the next Leptos line's copy, into the same
+# target directory, in the `next` stage).
 build_ssr_example() {
-  local site="$1"
-  cargo build --locked -p palette-list-ssr --features ssr
-  cargo build --locked -p palette-list-ssr --lib --target wasm32-unknown-unknown \
-    --features hydrate --release
+  local site="$1" tree="${2:-$root}"
+  (
+    cd "$tree"
+    cargo build --locked -p palette-list-ssr --features ssr
+    cargo build --locked -p palette-list-ssr --lib --target wasm32-unknown-unknown \
+      --features hydrate --release
+  )
   rm -rf "$site"
   mkdir -p "$site/pkg"
-  cp "$root"/examples/ssr/public/* "$site/"
+  cp "$tree"/examples/ssr/public/* "$site/"
   wasm-bindgen --target web --no-typescript --out-dir "$site/pkg" --out-name "$SSR_OUTPUT_NAME" \
     "$root/target/wasm32-unknown-unknown/release/$SSR_OUTPUT_NAME.wasm"
 }

@@ -20,13 +20,18 @@
 #   e2e      the demo's release build and the SSR example (rendered by its server, hydrated,
 #            under a strict CSP) driven in Chromium, with axe-core on every page they reach; the
 #            SSR example's hydration, streamed and not, under a slow API in Firefox ESR.
+#   next     the same source against the next Leptos line (0.9.0-rc1, scripts/leptos-next.sh):
+#            the libraries in every rendering mode and the demo linted, the Leptos crates'
+#            native tests (the server's render, the ids a hydrating page finds its parts by),
+#            the SSR example built and its end-to-end tests run in Chromium and Firefox ESR.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/install.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/sizes.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/ssr-example.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/leptos-next.sh"
 cd "$root"
 
-all_stages=(lint package size core wasm browser e2e)
+all_stages=(lint package size core wasm browser e2e next)
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=("${all_stages[@]}")
 for s in "${stages[@]}"; do
@@ -269,6 +274,44 @@ stage_e2e() {
   say "the SSR example under a small load (100 renders, bench-load): the one ledger's rules hold"
   cargo build --locked --quiet -p bench-load
   ssr_load_check "$root/target/ssr-site"
+}
+
+stage_next() {
+  install_wasm_target
+  install_wasm_bindgen_cli
+  install_chromium
+  install_playwright
+  install_axe
+  install_firefox_esr
+  install_puppeteer
+  local tree="$root/target/leptos-next/src" site="$root/target/leptos-next/ssr-site"
+  say "the next Leptos ($LEPTOS_NEXT): the same source, its manifests asking for it"
+  make_leptos_next_tree "$tree"
+  # Into the project's target directory: every crate but Leptos's and this workspace's is the
+  # one the other stages built.
+  (
+    export CARGO_TARGET_DIR="$root/target"
+    cd "$tree"
+    cargo update --quiet -p leptos -p hydration_context
+    # The demo is a CSR app: the libraries in that mode with it.
+    cargo clippy --locked -p palette-list-demo --target wasm32-unknown-unknown -- -D warnings
+    cargo clippy --locked -p leptos-retry-budget --features ssr --all-targets -- -D warnings
+    cargo test --locked -p leptos-retry-budget --features ssr
+    cargo test --locked -p palette-list
+  )
+  # The hydrating build is the example's own (one build of Leptos for it, not a second check):
+  # a warning in it fails the stage as clippy's would.
+  (export CARGO_TARGET_DIR="$root/target" && build_ssr_example "$site" "$tree") 2>&1 |
+    tee "$root/target/leptos-next/build.log"
+  if grep -n -A6 '^warning' "$root/target/leptos-next/build.log"; then
+    echo "the SSR example against Leptos $LEPTOS_NEXT builds with warnings (above)" >&2
+    return 1
+  fi
+  # The server out of the shared target directory, which the project's own build takes back.
+  cp "$root/target/debug/palette-list-ssr" "$root/target/leptos-next/palette-list-ssr"
+  SSR_SERVER="$root/target/leptos-next/palette-list-ssr" SSR_SITE="$site" \
+    SSR_OUTPUT_NAME="$SSR_OUTPUT_NAME" E2E_SHOTS="$root/target/leptos-next/screenshots" \
+    node --test tests/e2e/ssr.test.mjs tests/e2e/firefox.test.mjs
 }
 
 for s in "${stages[@]}"; do
