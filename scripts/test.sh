@@ -97,7 +97,7 @@ stage_package() {
     local packaged
     packaged="$(cargo package --list --locked --allow-dirty -p "$c")"
     printf '    %s: %s\n' "$c" "$(printf '%s\n' "$packaged" | tr '\n' ' ')"
-    if printf '%s\n' "$packaged" | grep -Ev '^(\.cargo_vcs_info\.json|Cargo\.toml(\.orig)?|Cargo\.lock|README\.md|LICENSE-(MIT|APACHE)|docs/contract\.md|src/.*\.rs|examples/.*\.rs)$'; then
+    if printf '%s\n' "$packaged" | grep -Ev '^(\.cargo_vcs_info\.json|Cargo\.toml(\.orig)?|Cargo\.lock|build\.rs|README\.md|LICENSE-(MIT|APACHE)|docs/contract\.md|src/.*\.rs|examples/.*\.rs)$'; then
       echo "the package of $c holds files its users do not need (above)" >&2
       exit 1
     fi
