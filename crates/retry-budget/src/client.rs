@@ -14,6 +14,13 @@
 //!   ([`Client::handle_shared_response`]), an answer the read would retry on waits for a token from the
 //!   shared store ([`ClientEvent::TakeToken`], [`Client::handle_token`]); a token taken for
 //!   nothing, and a success's refill, go back ([`ClientEvent::GiveBack`]).
+//! - Where the scopes' places in flight are shared with other clients
+//!   ([`Client::with_shared_leases`]), a read granted a place here asks the store for one of the
+//!   scope's shared places before its attempt starts ([`ClientEvent::TakeLease`],
+//!   [`Client::handle_lease`]), keeping its place here until the store answers; every shared
+//!   place taken, it asks again 25 ms later. Its attempt over (answered, timed out, left), the
+//!   place goes back ([`ClientEvent::GiveLease`]). A store that cannot answer leaves the
+//!   client's own limit to decide.
 //! - An answer is read once, and reaches the ledger first. If it blocks its scope for longer,
 //!   every running read on the scope hears of the block (the answering one too), and only then
 //!   does the answering read decide.
@@ -28,6 +35,7 @@ use std::time::{Duration, SystemTime};
 use super::action::{Phase, ReadAction, Step};
 use super::block::{blocks_scope, BlockCause, ScopeBlock};
 use super::body::BodyProblem;
+use super::lease::{Lease, Leasing, ASK_AGAIN};
 use super::places::Place;
 use super::policy::{is_success, PolicyError, RetryPolicy};
 pub use super::reads::ReadId;
@@ -72,6 +80,29 @@ pub enum ClientEvent {
         /// The purse as this client knows it (its size and refill).
         purse: RetryPurse,
     },
+    /// Where the scopes' places in flight are shared ([`Client::with_shared_leases`]): `read`
+    /// was granted a place on `scope` here, and its attempt may start only with one of the
+    /// `limit` places every client shares. Take one from the store (atomically, for no longer
+    /// than the attempt's `cap` and a margin of the store's) under the name `read` has in this
+    /// client, and give the result to [`Client::handle_lease`]; the attempt waits for it.
+    TakeLease {
+        /// The read whose attempt waits.
+        read: ReadId,
+        /// The scope whose places are shared.
+        scope: String,
+        /// How many requests every client together may have in flight on it.
+        limit: u32,
+        /// The attempt's cap: the longest it holds the place.
+        cap: Duration,
+    },
+    /// The attempt of `read` that held one of `scope`'s shared places is over (answered,
+    /// timed out, aborted or left), or the place came too late for it: give it back.
+    GiveLease {
+        /// The scope.
+        scope: String,
+        /// The read that held it.
+        read: ReadId,
+    },
     /// Where the scopes' retry purses are shared: put `thousandths` of a token back into
     /// `scope`'s shared purse, within its size: a success's refill, or a token taken for a
     /// retry that did not happen.
@@ -95,6 +126,19 @@ struct Entry {
     waiting_token: Option<Box<HeldAnswer>>,
     /// The turn the scope's learned pace gave the read's next attempt, while it waits for it.
     turn: Option<Duration>,
+    /// Its attempt's shared place in flight, where the places are shared.
+    lease: Leasing,
+}
+
+impl Entry {
+    /// When the read's next timer fires: its action's, or its next ask for a shared place.
+    fn timer(&self) -> Option<Duration> {
+        let action = self.action.poll_timeout();
+        match self.lease {
+            Leasing::AgainAt(at) => Some(action.map_or(at, |t| t.min(at))),
+            _ => action,
+        }
+    }
 }
 
 /// An answer held until the shared purse says whether its retry is paid for.
@@ -139,6 +183,8 @@ pub struct Client {
     /// What the driver has not polled yet, oldest first.
     events: Events<ClientEvent>,
     last_id: u64,
+    /// Whether the places in flight of scopes with a limit are shared with other clients.
+    shared_leases: bool,
 }
 
 /// The learned pace: a server's client's (the `learned-pace` feature; a browser page compiles
@@ -168,7 +214,19 @@ impl Client {
             reads: Reads::new(),
             events: Events::new(),
             last_id: 0,
+            shared_leases: false,
         }
+    }
+
+    /// This client with the places in flight that scopes' policies allow shared with every
+    /// other client reading the same quotas (default off): where a scope's [`ScopePolicy`]
+    /// limits its requests in flight, an attempt granted a place here takes one of the
+    /// scope's shared places from the store before it starts ([`ClientEvent::TakeLease`]),
+    /// and gives it back once it is over ([`ClientEvent::GiveLease`]). For a server's
+    /// replicas, which together should send no more at once than the limit.
+    pub const fn with_shared_leases(mut self, on: bool) -> Self {
+        self.shared_leases = on;
+        self
     }
 
     /// Gives `scope` the policy its reads share ([`ScopePolicy`]): once, ideally before its
@@ -248,6 +306,7 @@ impl Client {
             action,
             waiting_token: None,
             turn: None,
+            lease: Leasing::None,
         };
         self.reads.insert(id, entry);
         self.moved(id);
@@ -424,6 +483,67 @@ impl Client {
         self.decide(now, read, &response, reading, body, took);
     }
 
+    /// What the store said at `now` when `read` asked for one of its scope's shared places
+    /// ([`ClientEvent::TakeLease`]): `None` where it could not answer, and this client's own
+    /// limit decides (the attempt starts on the place it was granted here). Taken, the attempt
+    /// starts; all taken, the read keeps its place here and asks again 25 ms later. A place
+    /// taken for a read that no longer waits for it (it stopped, or a block moved it to a
+    /// wait meanwhile) is given back at once ([`ClientEvent::GiveLease`]).
+    pub fn handle_lease(&mut self, now: Duration, read: ReadId, lease: Option<Lease>) {
+        let Some(entry) = self.reads.get_mut(read) else {
+            return;
+        };
+        let waits =
+            entry.lease == Leasing::Asking && matches!(entry.action.phase(), Phase::Queued { .. });
+        if !waits {
+            if entry.lease == Leasing::Asking {
+                entry.lease = Leasing::None;
+            }
+            if lease == Some(Lease::Taken) {
+                self.events.push_back(ClientEvent::GiveLease {
+                    scope: entry.scope.clone(),
+                    read,
+                });
+            }
+            self.moved(read);
+            return self.settle(now, read);
+        }
+        match lease {
+            Some(Lease::AllTaken) => entry.lease = Leasing::AgainAt(now + ASK_AGAIN),
+            Some(Lease::Taken) => {
+                entry.lease = Leasing::Held;
+                entry.action.handle_grant(now);
+            }
+            None => {
+                entry.lease = Leasing::None;
+                entry.action.handle_grant(now);
+            }
+        }
+        self.moved(read);
+        self.settle(now, read);
+    }
+
+    /// `read`, granted a place here, asks the store for one of its scope's shared places.
+    fn ask_lease(&mut self, read: ReadId, limit: u32) {
+        let Some(entry) = self.reads.get_mut(read) else {
+            return;
+        };
+        entry.lease = Leasing::Asking;
+        self.events.push_back(ClientEvent::TakeLease {
+            read,
+            scope: entry.scope.clone(),
+            limit,
+            cap: entry.action.policy().attempt_cap(),
+        });
+    }
+
+    /// The number of places in flight `scope` shares with other clients: its policy's limit,
+    /// where this client shares its places.
+    fn shared_limit(&self, scope: &str) -> Option<u32> {
+        let limit = self.ledger.policy(scope).in_flight_limit();
+        limit.filter(|_| self.shared_leases)
+    }
+
     /// `read` takes its answer, `response` as `reading` says; `took`: a token was taken from
     /// the shared purse for it, to be given back if it does not retry.
     fn decide(
@@ -486,7 +606,7 @@ impl Client {
     /// The timer from [`poll_timeout`](Self::poll_timeout) fired at `now`: every read whose
     /// own timer is due takes it, in the order the reads started. Early calls change nothing.
     pub fn handle_timeout(&mut self, now: Duration) {
-        for read in self.reads.due(now, |e| e.action.poll_timeout()) {
+        for read in self.reads.due(now, Entry::timer) {
             let Some(entry) = self.reads.get_mut(read) else {
                 continue;
             };
@@ -511,6 +631,12 @@ impl Client {
                 self.hold_turn(read, turn.map(|t| t.until));
                 self.moved(read);
                 self.settle(now, read);
+            } else if let Leasing::AgainAt(at) = entry.lease {
+                let scope = entry.scope.clone();
+                if let Some(limit) = self.shared_limit(&scope).filter(|_| at <= now) {
+                    self.ask_lease(read, limit);
+                }
+                self.moved(read);
             } else {
                 self.moved(read);
             }
@@ -560,7 +686,7 @@ impl Client {
     /// (a wait's end, an attempt's cap, a queued attempt's last start). `None` when no read
     /// runs.
     pub fn poll_timeout(&self) -> Option<Duration> {
-        self.reads.earliest(|e| e.action.poll_timeout())
+        self.reads.earliest(Entry::timer)
     }
 
     /// The read `read`: its phase, attempts, trace and report.
@@ -630,14 +756,33 @@ impl Client {
         let Some(entry) = self.reads.get_mut(read) else {
             return;
         };
+        let phase = entry.action.phase().clone();
+        // A shared place is held by the attempt in flight, and asked again for only while the
+        // read is queued for one.
+        match (entry.lease, &phase) {
+            (Leasing::Held, Phase::InFlight { .. })
+            | (Leasing::AgainAt(_), Phase::Queued { .. }) => {}
+            (Leasing::Held, _) => {
+                entry.lease = Leasing::None;
+                self.events.push_back(ClientEvent::GiveLease {
+                    scope: entry.scope.clone(),
+                    read,
+                });
+            }
+            (Leasing::AgainAt(_), _) => entry.lease = Leasing::None,
+            _ => {}
+        }
         if let Some(step) = entry.action.poll_action() {
             self.events.push_back(ClientEvent::Step {
                 read: entry.id,
                 step,
             });
         }
-        let (place, limit) = match *entry.action.phase() {
+        let asking = matches!(entry.lease, Leasing::Asking | Leasing::AgainAt(_));
+        let (place, limit) = match phase {
             Phase::InFlight { .. } => (Place::InFlight, 0),
+            // Granted a place here, it holds it while it asks for the shared one.
+            Phase::Queued { .. } if asking => (Place::InFlight, 0),
             Phase::Queued { limit, .. } => (Place::Queued, limit),
             Phase::Waiting { .. } => (Place::Waiting, 0),
             Phase::Stopped => (Place::Unplaced, 0),
@@ -645,7 +790,7 @@ impl Client {
         let priority = entry.action.policy().priority();
         self.ledger
             .set_place(&entry.scope, entry.id.0, place, limit, priority);
-        let timer = entry.action.poll_timeout();
+        let timer = entry.timer();
         self.reads.timer_moved(read, timer);
     }
 
@@ -697,6 +842,19 @@ impl Client {
                 continue;
             }
             let read = ReadId(ticket);
+            if let Some(limit) = self.shared_limit(scope) {
+                // An answer still awaited from an ask made before a block moved the read
+                // serves this grant too.
+                if self
+                    .reads
+                    .get(read)
+                    .is_some_and(|e| e.lease != Leasing::Asking)
+                {
+                    self.ask_lease(read, limit);
+                }
+                self.moved(read);
+                continue;
+            }
             if let Some(entry) = self.reads.get_mut(read) {
                 entry.action.handle_grant(now);
                 self.moved(read);

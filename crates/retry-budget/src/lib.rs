@@ -61,6 +61,7 @@ mod block;
 mod client;
 mod clock;
 mod http_date;
+mod lease;
 mod pace;
 mod places;
 mod random;
@@ -94,6 +95,8 @@ mod test_clock;
 #[cfg(all(test, target_arch = "wasm32"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+#[cfg(test)]
+mod lease_tests;
 #[cfg(all(test, feature = "learned-pace"))]
 mod pace_tests;
 #[cfg(test)]

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::block::blocks_scope;
 pub use super::block::{BlockCause, ScopeBlock};
+pub use super::lease::Lease;
 use super::pace::Pace;
 use super::places::{Place, Places, Taken};
 use super::policy::{is_success, Priority};
