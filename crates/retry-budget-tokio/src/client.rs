@@ -161,7 +161,14 @@ impl Client {
     /// as it is learned, and every read takes the others' block on its scope before it starts.
     /// Once per client; a second share is refused (and given back).
     pub fn share_with(&self, share: impl LedgerShare) -> Result<(), Box<dyn LedgerShare>> {
-        self.shared.share.set(Box::new(share))
+        self.shared.share.set(Box::new(share))?;
+        // Where a scope's policy limits its requests in flight, the limit is every process's
+        // together: each attempt takes its place from the share
+        // ([`retry_budget::Client::with_shared_leases`]).
+        let mut core = self.shared.lock();
+        let client = std::mem::take(&mut core.client);
+        core.client = client.with_shared_leases(true);
+        Ok(())
     }
 
     /// Gives `scope` the policy its reads share, once ([`retry_budget::Client::handle_scope_policy`]).
@@ -366,6 +373,14 @@ impl Client {
         loop {
             match steps.recv().await {
                 Some(ToRead::Step(step)) => return *step,
+                Some(ToRead::TakeLease(lease)) => {
+                    let (scope, limit, cap) = *lease;
+                    let taken = match self.shared.share.get() {
+                        Some(share) => share.take_lease(&scope, read.number(), limit, cap).await,
+                        None => None,
+                    };
+                    self.shared.input(|c, now| c.handle_lease(now, read, taken));
+                }
                 Some(ToRead::TakeToken(token)) => {
                     let (scope, purse) = *token;
                     let taken = match self.shared.share.get() {
@@ -397,6 +412,9 @@ enum ToRead {
     Step(Box<Step>),
     /// Take a token from this scope's shared purse, and tell the core what came of it.
     TakeToken(Box<(String, RetryPurse)>),
+    /// Take one of this scope's shared places in flight (of the limit, for the cap), and tell
+    /// the core what came of it.
+    TakeLease(Box<(String, u32, Duration)>),
 }
 
 impl Shared {
@@ -451,6 +469,21 @@ impl Shared {
                 ClientEvent::TakeToken { read, scope, purse } => {
                     if let Some(steps) = core.reads.get(&read) {
                         let _ = steps.send(ToRead::TakeToken(Box::new((scope, purse))));
+                    }
+                }
+                ClientEvent::TakeLease {
+                    read,
+                    scope,
+                    limit,
+                    cap,
+                } => {
+                    if let Some(steps) = core.reads.get(&read) {
+                        let _ = steps.send(ToRead::TakeLease(Box::new((scope, limit, cap))));
+                    }
+                }
+                ClientEvent::GiveLease { scope, read } => {
+                    if let Some(share) = self.share.get() {
+                        share.give_lease(&scope, read.number());
                     }
                 }
                 ClientEvent::GiveBack {

@@ -48,6 +48,7 @@ pub use retry_budget::policy::{PolicyError, Priority, StatusSet};
 pub use retry_budget::report::{self, Outcome, StopReport};
 pub use retry_budget::request::{ReadRequest, RequestError};
 pub use retry_budget::scope::{
-    BlockCause, RetryPurse, ScopeBlock, ScopePolicy, ScopePolicyError, ScopeState, TokenTaken,
+    BlockCause, Lease, RetryPurse, ScopeBlock, ScopePolicy, ScopePolicyError, ScopeState,
+    TokenTaken,
 };
 pub use retry_budget::{HandOver, RetryPolicy, TraceEvent};

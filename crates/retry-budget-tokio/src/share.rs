@@ -2,14 +2,19 @@
 //! [`Client::share_with`](crate::Client::share_with)): each block this process learns is
 //! published as it is learned, and each read asks for the others' block on its scope before it
 //! starts. Where a scope has retry tokens, a retry is paid from the purse they all share: the
-//! core asks for the token before its read decides. Times cross processes as what remains of a
+//! core asks for the token before its read decides. Where a scope limits its requests in
+//! flight, every attempt takes one of the scope's places from the store before it is sent and
+//! gives it back when it is over, so the processes together send no more at once than the
+//! limit. Times cross processes as what remains of a
 //! block ([`SharedBlock`]), so no two machines' clocks are ever compared. A share that cannot reach its store answers nothing: the process reads with
 //! its own ledger meanwhile.
 
 use std::future::Future;
 use std::pin::Pin;
 
-use retry_budget::scope::{RetryPurse, TokenTaken};
+use std::time::Duration;
+
+use retry_budget::scope::{Lease, RetryPurse, TokenTaken};
 pub use retry_budget::wire::SharedBlock;
 
 /// A store the processes reading one quota share their blocks through (such as Redis), and
@@ -38,6 +43,28 @@ pub trait LedgerShare: Send + Sync + 'static {
     ) -> Pin<Box<dyn Future<Output = Option<TokenTaken>> + Send + 'a>> {
         let _ = (scope, purse);
         Box::pin(std::future::ready(None))
+    }
+
+    /// Takes one of the `limit` places in flight on `scope` that every process shares, for the
+    /// attempt this process calls `lease` (unique within the process while it runs), for no
+    /// longer than `cap` and a margin the store states. `None` where the store cannot answer
+    /// within the share's timeout, or keeps no places (the default): the process's own limit
+    /// decides, and a share that keeps places makes the place true in the store once it can.
+    fn take_lease<'a>(
+        &'a self,
+        scope: &'a str,
+        lease: u64,
+        limit: u32,
+        cap: Duration,
+    ) -> Pin<Box<dyn Future<Output = Option<Lease>> + Send + 'a>> {
+        let _ = (scope, lease, limit, cap);
+        Box::pin(std::future::ready(None))
+    }
+
+    /// Gives back the place `lease` holds on `scope`, if it holds one: its attempt is over.
+    /// Returns at once.
+    fn give_lease(&self, scope: &str, lease: u64) {
+        let _ = (scope, lease);
     }
 
     /// Puts `thousandths` of a token back into `scope`'s shared purse, within its size: a

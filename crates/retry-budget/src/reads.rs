@@ -14,6 +14,13 @@ use std::time::Duration;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ReadId(pub(crate) u64);
 
+impl ReadId {
+    /// The read's number: never given to another read of the same client.
+    pub const fn number(self) -> u64 {
+        self.0
+    }
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) use by_hash::{Events, Reads};
 
