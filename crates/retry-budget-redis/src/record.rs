@@ -1,8 +1,10 @@
 //! A scope's block as Redis holds it: the key, named after the scope (never a secret), whose
 //! time to live is what remains of the block, so that no two machines' clocks are compared;
 //! its value, the core's text for the rest: the delay the service gave and why
-//! ([`SharedBlock::stored_value`], `"<asked ms> <429|quota>"`). And a scope's
-//! retry purse: a key of its own holding the thousandths of a token left.
+//! ([`SharedBlock::stored_value`], `"<asked ms> <429|quota>"`). A scope's
+//! retry purse: a key of its own holding the thousandths of a token left. A scope's places in
+//! flight: a sorted set of who holds one (a process's name and its attempt's) by when it
+//! expires.
 
 use std::time::Duration;
 
@@ -45,6 +47,43 @@ local full = tonumber(ARGV[1])
 local left = math.min(full, tonumber(redis.call('GET', KEYS[1]) or full) + tonumber(ARGV[2]))
 redis.call('SET', KEYS[1], left)
 return left
+";
+
+/// Takes one of `ARGV[2]` places in flight on the scope whose places `KEYS[1]` holds (a sorted
+/// set: each place's holder by when it expires, on Redis's own clock), for `ARGV[3]` ms, for the
+/// holder `ARGV[1]`, in one round trip: places past their time are dropped first; 1 if taken
+/// (or already the holder's), 0 if every place is taken. `ARGV[4]` = 1 takes it whatever the
+/// count: a place this process's attempt already holds, kept true (after an outage too).
+///
+/// A Redis that holds no `KEYS[2]` has started empty (or is used for the first time): the
+/// places the processes' running attempts hold are not in it yet. It gives no new place for
+/// `ARGV[5]` ms, while every process makes its places true again (each does, every
+/// `retry_every`, for as long as it holds one).
+pub(crate) const TAKE_PLACE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[3])
+local settled = tonumber(redis.call('GET', KEYS[2]))
+if not settled then
+  settled = now + tonumber(ARGV[5])
+  redis.call('SET', KEYS[2], settled)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local holds = redis.call('ZSCORE', KEYS[1], ARGV[1])
+local free = now >= settled and redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2])
+if ARGV[4] == '1' or holds or free then
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+  if redis.call('PTTL', KEYS[1]) < ttl then
+    redis.call('PEXPIRE', KEYS[1], ttl)
+  end
+  return 1
+end
+return 0
+";
+
+/// Gives back the place `ARGV[1]` holds on `KEYS[1]`, if it holds one.
+pub(crate) const GIVE_PLACE: &str = r"
+return redis.call('ZREM', KEYS[1], ARGV[1])
 ";
 
 /// The block `READ` found: `None` where none runs, or where the key holds a value this crate

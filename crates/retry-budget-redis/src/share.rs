@@ -1,12 +1,14 @@
-//! [`RedisShare`]: the processes reading one quota share their blocks, and their scopes'
-//! retry purses, through Redis. One
+//! [`RedisShare`]: the processes reading one quota share their blocks, their scopes'
+//! retry purses and their scopes' places in flight, through Redis. One
 //! multiplexed connection per process; every call bounded by a short timeout. While Redis is
 //! away the process reads with its own ledger (a block it learns holds locally until its end,
-//! as always), says so once, and keeps what it learns; once Redis answers again it says so
-//! and publishes every block it holds that still runs.
+//! as always), says so once, and keeps what it learns; once Redis answers again it publishes
+//! every block it holds that still runs and every place in flight its attempts hold, and only
+//! then says so and shares again.
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::hash::BuildHasher;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -14,7 +16,7 @@ use std::time::Duration;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Script};
 use retry_budget::scope::RetryPurse;
-use retry_budget_tokio::{LedgerShare, SharedBlock, TokenTaken};
+use retry_budget_tokio::{Lease, LedgerShare, SharedBlock, TokenTaken};
 use tokio::time::Instant;
 
 use crate::error::RedisShareError;
@@ -26,16 +28,19 @@ pub struct ShareOptions {
     prefix: String,
     timeout: Duration,
     retry_every: Duration,
+    place_margin: Duration,
 }
 
 impl ShareOptions {
     /// Keys `retry-budget:block:<scope>`; every call to Redis given 100 ms; while Redis is
-    /// away, asked again every 250 ms.
+    /// away, asked again every 250 ms; a place in flight held at most its attempt's cap and
+    /// 1 s.
     pub const fn new() -> Self {
         Self {
             prefix: String::new(),
             timeout: Duration::from_millis(100),
             retry_every: Duration::from_millis(250),
+            place_margin: Duration::from_secs(1),
         }
     }
 
@@ -58,6 +63,14 @@ impl ShareOptions {
         self.retry_every = every;
         self
     }
+
+    /// How long past its attempt's cap a place in flight is held in Redis (default 1 s): an
+    /// attempt gives its place back as it ends, and a process that dies holding places frees
+    /// them this long after their attempts' caps at most.
+    pub const fn with_place_margin(mut self, margin: Duration) -> Self {
+        self.place_margin = margin;
+        self
+    }
 }
 
 impl Default for ShareOptions {
@@ -72,7 +85,8 @@ impl Default for ShareOptions {
 pub enum ShareStatus {
     /// Redis cannot be used: the process reads with its own ledger until it can.
     Away(RedisShareError),
-    /// Redis answers again: the blocks this process holds are published.
+    /// Redis answers again: the blocks this process holds, and the places in flight its
+    /// attempts hold, are published; then the share is used again.
     Back {
         /// Host and port.
         place: String,
@@ -114,6 +128,11 @@ struct Inner {
     read: Script,
     take: Script,
     give: Script,
+    take_place: Script,
+    give_place: Script,
+    /// This process's name among the holders of places in flight: random, so two processes
+    /// never share one.
+    name: String,
     connection: tokio::sync::Mutex<Option<MultiplexedConnection>>,
     state: Mutex<State>,
     on_status: OnceLock<Tell>,
@@ -128,6 +147,12 @@ struct State {
     away: bool,
     /// Every block this process has published, to publish again after an outage.
     held: HashMap<String, Held>,
+    /// Every place in flight this process's attempts hold (taken in Redis, or taken on the
+    /// process's own limit while Redis was away), by scope and attempt, and until when: to
+    /// make true in Redis again after an outage.
+    places: HashMap<(String, u64), Instant>,
+    /// A task keeps this process's places true in Redis (`Inner::keep_places`).
+    keeping: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -155,6 +180,13 @@ impl RedisShare {
                 read: Script::new(record::READ),
                 take: Script::new(record::TAKE),
                 give: Script::new(record::GIVE),
+                take_place: Script::new(record::TAKE_PLACE),
+                give_place: Script::new(record::GIVE_PLACE),
+                name: format!(
+                    "{:016x}",
+                    std::collections::hash_map::RandomState::new()
+                        .hash_one((std::process::id(), std::time::SystemTime::now()))
+                ),
                 connection: tokio::sync::Mutex::new(None),
                 state: Mutex::new(State::default()),
                 on_status: OnceLock::new(),
@@ -258,14 +290,17 @@ impl Inner {
     async fn invoke<T: redis::FromRedisValue>(
         self: &Arc<Self>,
         script: &Script,
-        key: &str,
+        keys: &[&str],
         args: &[&str],
     ) -> Result<T, RedisShareError> {
         // One timeout for the whole call, the wait for the connection included: calls that
         // queue behind a slow connect are bounded each, not one after another.
         let call = async {
             let mut c = self.connection().await?;
-            let mut call = script.key(key);
+            let mut call = script.prepare_invoke();
+            for k in keys {
+                call.key(*k);
+            }
             for a in args {
                 call.arg(*a);
             }
@@ -300,8 +335,7 @@ impl Inner {
             loop {
                 tokio::time::sleep(every).await;
                 let Some(inner) = inner.upgrade() else { return };
-                if inner.answers().await {
-                    inner.back().await;
+                if inner.answers().await && inner.back().await {
                     return;
                 }
             }
@@ -326,17 +360,17 @@ impl Inner {
         answered
     }
 
-    /// Redis answers again: every block still running is published, then said. A write that
-    /// fails sends the share away again (said again, and asked for again).
-    async fn back(self: &Arc<Self>) {
-        let running: Vec<(String, SharedBlock)> = {
+    /// Redis answers again: every block still running, and every place in flight this
+    /// process's attempts hold, is published; only then is the share used again (no read is
+    /// granted on what Redis says before it holds them), and said. False, and Redis is still
+    /// away (asked again), where a write fails.
+    async fn back(self: &Arc<Self>) -> bool {
+        let (running, places) = {
             let mut state = self.state();
-            state.away = false;
             let now = Instant::now();
             state.held.retain(|_, h| h.until > now);
-            state
-                .held
-                .iter()
+            state.places.retain(|_, until| *until > now);
+            let running: Vec<(String, SharedBlock)> = (state.held.iter())
                 .map(|(scope, h)| {
                     let block = SharedBlock {
                         remaining: h.until - now,
@@ -344,17 +378,28 @@ impl Inner {
                     };
                     (scope.clone(), block)
                 })
-                .collect()
+                .collect();
+            let places: Vec<((String, u64), Duration)> = (state.places.iter())
+                .map(|(place, until)| (place.clone(), *until - now))
+                .collect();
+            (running, places)
         };
         for (scope, block) in &running {
             if self.write(scope, block).await.is_err() {
-                return;
+                return false;
             }
         }
+        for ((scope, lease), left) in &places {
+            if self.make_true(scope, *lease, *left).await.is_err() {
+                return false;
+            }
+        }
+        self.state().away = false;
         self.tell(&ShareStatus::Back {
             place: self.place.clone(),
             republished: running.len(),
         });
+        true
     }
 
     fn key(&self, scope: &str) -> String {
@@ -365,6 +410,114 @@ impl Inner {
         format!("{}retry-budget:purse:{scope}", self.options.prefix)
     }
 
+    /// Until when a Redis that started empty gives no new place (`record::TAKE_PLACE`).
+    fn settled_key(&self) -> String {
+        format!("{}retry-budget:places-settled", self.options.prefix)
+    }
+
+    fn places_key(&self, scope: &str) -> String {
+        format!("{}retry-budget:places:{scope}", self.options.prefix)
+    }
+
+    /// Who holds the place of this process's attempt `lease`.
+    fn holder(&self, lease: u64) -> String {
+        format!("{}:{lease}", self.name)
+    }
+
+    /// Takes one of `limit` places on `scope` for `lease` for `ttl` (`whatever`: whatever the
+    /// count, a place already held): whether it was taken.
+    async fn hold_place(
+        self: &Arc<Self>,
+        scope: &str,
+        lease: u64,
+        limit: u32,
+        ttl: Duration,
+        whatever: bool,
+    ) -> Result<bool, RedisShareError> {
+        let args = [
+            self.holder(lease),
+            limit.to_string(),
+            ttl.as_millis().max(1).to_string(),
+            u8::from(whatever).to_string(),
+            (4 * self.options.retry_every.as_millis()).to_string(),
+        ];
+        let args = [&*args[0], &*args[1], &*args[2], &*args[3], &*args[4]];
+        let keys = [&*self.places_key(scope), &*self.settled_key()];
+        let taken: i64 = (self.invoke(&self.take_place, &keys, &args)).await?;
+        Ok(taken == 1)
+    }
+
+    /// Makes the place `lease` holds on `scope` true in Redis for `left` more, whatever the
+    /// count; given back at once where its attempt gave it back meanwhile.
+    async fn make_true(
+        self: &Arc<Self>,
+        scope: &str,
+        lease: u64,
+        left: Duration,
+    ) -> Result<(), RedisShareError> {
+        self.hold_place(scope, lease, 0, left, true).await?;
+        let place = (scope.to_owned(), lease);
+        if !self.state().places.contains_key(&place) {
+            self.give_place(scope, lease);
+        }
+        Ok(())
+    }
+
+    /// While this process holds places in flight, a task makes them true in Redis every
+    /// `retry_every`: a Redis that started empty holds them again within that (and gives no
+    /// new place meanwhile, `record::TAKE_PLACE`), and a Redis gone away is noticed.
+    fn keep_places(self: &Arc<Self>) {
+        {
+            let mut state = self.state();
+            if state.keeping {
+                return;
+            }
+            state.keeping = true;
+        }
+        let inner = Arc::downgrade(self);
+        let every = self.options.retry_every;
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(inner) = inner.upgrade() else { return };
+                let (away, places) = {
+                    let mut state = inner.state();
+                    let now = Instant::now();
+                    state.places.retain(|_, until| *until > now);
+                    if state.places.is_empty() {
+                        state.keeping = false;
+                        return;
+                    }
+                    let places: Vec<((String, u64), Duration)> = (state.places.iter())
+                        .map(|(place, until)| (place.clone(), *until - now))
+                        .collect();
+                    (state.away, places)
+                };
+                // Away, the task that waits for Redis makes them true on its return.
+                if away {
+                    continue;
+                }
+                for ((scope, lease), left) in places {
+                    if inner.make_true(&scope, lease, left).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+    }
+
+    /// Gives back the place of `lease` on `scope` in Redis, from a task of its own.
+    fn give_place(self: &Arc<Self>, scope: &str, lease: u64) {
+        let inner = self.clone();
+        let key = self.places_key(scope);
+        let holder = self.holder(lease);
+        tokio::spawn(async move {
+            let _ = inner
+                .invoke::<i64>(&inner.give_place, &[&key], &[&holder])
+                .await;
+        });
+    }
+
     async fn write(
         self: &Arc<Self>,
         scope: &str,
@@ -372,7 +525,7 @@ impl Inner {
     ) -> Result<(), RedisShareError> {
         let ms = block.remaining_ms().to_string();
         let value = block.stored_value();
-        self.invoke::<i64>(&self.grow, &self.key(scope), &[&ms, &value])
+        self.invoke::<i64>(&self.grow, &[&self.key(scope)], &[&ms, &value])
             .await
             .map(drop)
     }
@@ -411,7 +564,7 @@ impl LedgerShare for RedisShare {
             }
             let (left, value): (i64, Option<String>) = self
                 .inner
-                .invoke(&self.inner.read, &self.inner.key(scope), &[])
+                .invoke(&self.inner.read, &[&self.inner.key(scope)], &[])
                 .await
                 .ok()?;
             record::read(left, value.as_deref())
@@ -430,7 +583,7 @@ impl LedgerShare for RedisShare {
             let full = purse.full().to_string();
             let (took, left): (i64, i64) = self
                 .inner
-                .invoke(&self.inner.take, &self.inner.purse_key(scope), &[&full])
+                .invoke(&self.inner.take, &[&self.inner.purse_key(scope)], &[&full])
                 .await
                 .ok()?;
             Some(TokenTaken {
@@ -438,6 +591,52 @@ impl LedgerShare for RedisShare {
                 left: u32::try_from(left).ok()?,
             })
         })
+    }
+
+    fn take_lease<'a>(
+        &'a self,
+        scope: &'a str,
+        lease: u64,
+        limit: u32,
+        cap: Duration,
+    ) -> Pin<Box<dyn Future<Output = Option<Lease>> + Send + 'a>> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let ttl = cap + inner.options.place_margin;
+            let place = (scope.to_owned(), lease);
+            // Dropped before Redis answers (the read's future gone), a place Redis may have
+            // given goes back.
+            let mut unanswered = Unanswered(Some((inner.clone(), place.clone())));
+            let away = inner.state().away;
+            let taken = match away {
+                true => None,
+                false => inner.hold_place(scope, lease, limit, ttl, false).await.ok(),
+            };
+            unanswered.0 = None;
+            match taken {
+                Some(false) => Some(Lease::AllTaken),
+                // Taken; or taken on this process's own limit, Redis away, to be made true
+                // in Redis once it is back.
+                taken => {
+                    (inner.state().places).insert(place, Instant::now() + ttl);
+                    inner.keep_places();
+                    taken.map(|_| Lease::Taken)
+                }
+            }
+        })
+    }
+
+    fn give_lease(&self, scope: &str, lease: u64) {
+        let away = {
+            let mut state = self.inner.state();
+            state.places.remove(&(scope.to_owned(), lease));
+            state.away
+        };
+        // While Redis is away the place is only this process's to forget; Redis holds none
+        // of its places until they are made true again.
+        if !away {
+            self.inner.give_place(scope, lease);
+        }
     }
 
     fn give_back(&self, scope: &str, thousandths: u32, purse: RetryPurse) {
@@ -451,8 +650,22 @@ impl LedgerShare for RedisShare {
         tokio::spawn(async move {
             let args = [purse.full().to_string(), thousandths.to_string()];
             let _ = inner
-                .invoke::<i64>(&inner.give, &key, &[&args[0], &args[1]])
+                .invoke::<i64>(&inner.give, &[&key], &[&args[0], &args[1]])
                 .await;
         });
+    }
+}
+
+/// A place asked of Redis whose answer no one waits for any more: given back, in case Redis
+/// gave it.
+struct Unanswered(Option<(Arc<Inner>, (String, u64))>);
+
+impl Drop for Unanswered {
+    fn drop(&mut self) {
+        if let Some((inner, (scope, lease))) = self.0.take() {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                inner.give_place(&scope, lease);
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@ use retry_budget::request::ReadRequest;
 use retry_budget::scope::RetryTokens;
 use retry_budget::{Outcome, RetryPolicy, ScopePolicy};
 use retry_budget_redis::{RedisShare, RedisShareError, ShareOptions, ShareStatus};
-use retry_budget_tokio::{AllowedOrigins, Client, ReadError, Served};
+use retry_budget_tokio::{AllowedOrigins, Client, Lease, LedgerShare, ReadError, Served};
 use serde_json::Value;
 use tokio::process::{Child, Command};
 use tokio::time::Instant;
@@ -519,6 +519,20 @@ async fn crowd(processes: &[Client], base: &str, reads: usize) -> (usize, Durati
     (loaded.iter().filter(|l| **l).count(), started.elapsed())
 }
 
+/// The scenario API on a free loopback port, its fixture with a collection for each of
+/// `reads` reads (`c0`, `c1`, …, as [`crowd`] asks for them): its origin.
+async fn crowd_api(reads: usize) -> String {
+    let mut fixture: Value = serde_json::from_str(FIXTURE).unwrap();
+    let coast = fixture["bodies"]["coast"].clone();
+    for i in 0..reads {
+        fixture["bodies"][format!("c{i}")] = coast.clone();
+    }
+    let scenarios = scenario_api::Scenarios::new(vec![fixture.to_string()]).unwrap();
+    scenario_api::serve_on_loopback(scenarios.router())
+        .await
+        .unwrap()
+}
+
 /// Of what reached the limit at `base`, the requests a read sent before the `Retry-After` a
 /// `429` had given that same read was over (each read asks for a collection of its own).
 async fn sent_early(base: &str) -> usize {
@@ -542,16 +556,7 @@ async fn sent_early(base: &str) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_replicas_sharing_blocks_each_learn_their_share_of_the_pace() {
     let redis = Redis::start().await;
-    // The fixture, with a collection for each read.
-    let mut fixture: Value = serde_json::from_str(FIXTURE).unwrap();
-    let coast = fixture["bodies"]["coast"].clone();
-    for i in 0..60 {
-        fixture["bodies"][format!("c{i}")] = coast.clone();
-    }
-    let scenarios = scenario_api::Scenarios::new(vec![fixture.to_string()]).unwrap();
-    let origin = scenario_api::serve_on_loopback(scenarios.router())
-        .await
-        .unwrap();
+    let origin = crowd_api(60).await;
     // 60 reads at once across three replicas, on 10 answers a second: six windows' worth.
     let mut runs = Vec::new();
     for pace in [true, false] {
@@ -581,4 +586,143 @@ async fn three_replicas_sharing_blocks_each_learn_their_share_of_the_pace() {
     assert!(loaded > loaded_off, "{loaded} against {loaded_off}");
     assert!(requests < requests_off, "{requests} against {requests_off}");
     drop(redis);
+}
+
+/// A limit on the API at `origin` that serves everything, each answer held `answer_ms`: its
+/// base URL.
+async fn slow_limit(origin: &str, answer_ms: u32) -> String {
+    made(
+        origin,
+        &format!("/limits?quota=100000&window_s=1&answer_ms={answer_ms}"),
+    )
+    .await
+}
+
+/// The most requests the limit at `base` held at once.
+async fn most_in_flight(base: &str) -> u64 {
+    let log = reqwest::Client::new().get(base).send().await.unwrap();
+    let log: Value = serde_json::from_slice(&log.bytes().await.unwrap()).unwrap();
+    log["most_in_flight"].as_u64().unwrap()
+}
+
+/// A replica: one process's client on `origin`, sharing through Redis at `url` when given,
+/// its scope's policy allowing `limit` requests in flight.
+async fn replica(origin: &str, url: Option<&str>, limit: u32) -> Client {
+    let (client, _) = process(origin, url).await;
+    let policy = ScopePolicy::new().with_in_flight_limit(limit);
+    client.scope_policy(origin, policy).unwrap();
+    client
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_replicas_sharing_send_no_more_at_once_than_the_scopes_limit() {
+    let redis = Redis::start().await;
+    let origin = crowd_api(30).await;
+    // Alone, each replica holds the scope's limit of its own: three times it at the API.
+    let base = slow_limit(&origin, 150).await;
+    let mut alone = Vec::new();
+    for _ in 0..3 {
+        alone.push(replica(&origin, None, 2).await);
+    }
+    assert_eq!(crowd(&alone, &base, 30).await.0, 30);
+    assert_eq!(most_in_flight(&base).await, 6);
+    // Sharing their places through Redis, never more than the limit.
+    let base = slow_limit(&origin, 150).await;
+    let mut sharing = Vec::new();
+    for _ in 0..3 {
+        sharing.push(replica(&origin, Some(&redis.url()), 2).await);
+    }
+    let (loaded, took) = crowd(&sharing, &base, 30).await;
+    assert_eq!(loaded, 30);
+    assert_eq!(most_in_flight(&base).await, 2);
+    // 15 rounds of 150 ms, and the asks between them.
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_place_held_by_a_replica_that_died_is_free_once_its_cap_and_margin_have_passed() {
+    let redis = Redis::start().await;
+    let origin = crowd_api(1).await;
+    let base = slow_limit(&origin, 0).await;
+    // A replica killed mid-attempt: it took the scope's one place for an attempt capped at
+    // 1 s, with a margin of 500 ms, and never gives it back.
+    let options = ShareOptions::new().with_place_margin(Duration::from_millis(500));
+    let dead = RedisShare::open(&redis.url(), options).unwrap();
+    dead.connect().await.unwrap();
+    let cap = Duration::from_secs(1);
+    // (A Redis used for the first time gives no place for its first second.)
+    while LedgerShare::take_lease(&dead, &origin, 1, 1, cap).await != Some(Lease::Taken) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let started = Instant::now();
+    // Gone, it keeps its place true no longer, and gives nothing back.
+    drop(dead);
+    let live = replica(&origin, Some(&redis.url()), 1).await;
+    assert_eq!(crowd(&[live], &base, 1).await.0, 1);
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(1_400) && waited < Duration::from_millis(2_200),
+        "sent after {waited:?}, the dead replica's place held 1.5 s"
+    );
+    assert_eq!(most_in_flight(&base).await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_dropped_mid_attempt_gives_its_place_back_at_once() {
+    let redis = Redis::start().await;
+    let origin = crowd_api(1).await;
+    let a = replica(&origin, Some(&redis.url()), 1).await;
+    let b = replica(&origin, Some(&redis.url()), 1).await;
+    // A Redis used for the first time gives no place for 1 s (4 × `retry_every`), as one
+    // that restarted empty: the first read waits that.
+    let (loaded, took) = crowd(std::slice::from_ref(&a), &slow_limit(&origin, 0).await, 1).await;
+    assert_eq!(loaded, 1);
+    assert!(took >= Duration::from_millis(900), "{took:?}");
+    let base = slow_limit(&origin, 2_000).await;
+    // A render that goes away while its request is in flight: its future is dropped.
+    let request = ReadRequest::get(format!("{base}/palettes?collection=c0"));
+    let read = a.read(&request, RetryPolicy::new(), parse_json::<Value>);
+    assert!(tokio::time::timeout(Duration::from_millis(300), read)
+        .await
+        .is_err());
+    // Not held for its cap and margin (5 s): the other replica sends at once.
+    let dropped = Instant::now();
+    let (loaded, _) = crowd(&[b], &base, 1).await;
+    assert_eq!(loaded, 1);
+    let took = dropped.elapsed();
+    assert!(
+        took < Duration::from_millis(2_600),
+        "{took:?}: the place was not given back"
+    );
+    assert_eq!(
+        most_in_flight(&base).await,
+        1,
+        "the dropped request was aborted"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_started_empty_holds_the_running_places_again_before_it_gives_any() {
+    let redis = Redis::start().await;
+    let origin = crowd_api(2).await;
+    let base = slow_limit(&origin, 3_000).await;
+    let a = replica(&origin, Some(&redis.url()), 1).await;
+    let request = ReadRequest::get(format!("{base}/palettes?collection=c0"));
+    let first = tokio::spawn(async move {
+        let read = a.read(&request, RetryPolicy::new(), parse_json::<Value>);
+        read.await.is_ok()
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Redis dies while the place is held, and comes back at once with nothing in it.
+    let port = redis.stop().await;
+    let redis = Redis::on(port).await;
+    let restarted = Instant::now();
+    // A replica that asks the empty Redis at once is given no place until the first
+    // replica's is there again, and then none until it is given back.
+    let b = replica(&origin, Some(&redis.url()), 1).await;
+    let (loaded, _) = crowd(&[b], &base, 1).await;
+    assert_eq!(loaded, 1);
+    assert!(first.await.unwrap());
+    assert_eq!(most_in_flight(&base).await, 1);
+    assert!(restarted.elapsed() >= Duration::from_millis(2_500));
 }
