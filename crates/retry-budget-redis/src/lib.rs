@@ -3,8 +3,8 @@
 //! ## Inside
 //!
 //! - `share`: [`RedisShare`], the [`LedgerShare`](retry_budget_tokio::LedgerShare) on Redis:
-//!   its two scripts, its one connection, and what it does while Redis is away.
-//! - `record`: how a block is written in Redis, and read back.
+//!   its scripts, its one connection, and what it does while Redis is away.
+//! - `record`: how a block, a purse and a scope's places are kept in Redis, and read back.
 //! - `error`: why Redis cannot be used, named.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
