@@ -36,3 +36,16 @@ ssr_load_check() {
     --check --limit 2 --allowance-ms 4500 --phase at-once:50 --phase over:50:2 \
     -- --quota 10 --window-s 1 --first-window open --api-latency-ms 20 --in-flight-limit 2
 }
+
+# The same API over three replicas of the example sharing their ledger through a redis-server
+# (bench-load --replicas 3 --share): 200 renders at once never hold more than the scope's limit
+# of 2 at the API, across all three. First 20 renders over 2 s: a Redis used for the first
+# time gives no place for its first second (it cannot tell a first start from a restart), so
+# the renders of that second let their reads go to the browser.
+ssr_replicas_check() {
+  local site="$1"
+  "$root/target/debug/bench-load" --server "$root/target/debug/palette-list-ssr" --site "$site" \
+    --replicas 3 --share --check --limit 2 --allowance-ms 4500 \
+    --phase over:20:2 --phase at-once:200 \
+    -- --quota 10 --window-s 1 --first-window open --api-latency-ms 20 --in-flight-limit 2
+}

@@ -274,6 +274,8 @@ stage_e2e() {
   say "the SSR example under a small load (100 renders, bench-load): the one ledger's rules hold"
   cargo build --locked --quiet -p bench-load
   ssr_load_check "$root/target/ssr-site"
+  say "three replicas of it sharing their ledger through redis-server: 200 renders at once hold no more than the scope's limit at the API"
+  ssr_replicas_check "$root/target/ssr-site"
 }
 
 stage_next() {

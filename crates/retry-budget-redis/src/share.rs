@@ -626,6 +626,10 @@ impl LedgerShare for RedisShare {
         })
     }
 
+    fn answers_within(&self) -> Duration {
+        self.inner.options.timeout
+    }
+
     fn give_lease(&self, scope: &str, lease: u64) {
         let away = {
             let mut state = self.inner.state();

@@ -726,3 +726,20 @@ async fn redis_started_empty_holds_the_running_places_again_before_it_gives_any(
     assert_eq!(most_in_flight(&base).await, 1);
     assert!(restarted.elapsed() >= Duration::from_millis(2_500));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_render_asks_for_its_place_and_sends_on_it_rather_than_let_its_read_go() {
+    let redis = Redis::start().await;
+    let origin = crowd_api(1).await;
+    let base = slow_limit(&origin, 0).await;
+    let replica = replica(&origin, Some(&redis.url()), 2).await;
+    // Past the first second of a Redis used for the first time.
+    assert_eq!(crowd(std::slice::from_ref(&replica), &base, 1).await.0, 1);
+    // A render holds its read for nothing (`server_hold` 0): the round trip that asks for the
+    // place is not a queue, so its read is sent, not let go to the browser.
+    for _ in 0..10 {
+        let request = ReadRequest::get(format!("{base}/palettes?collection=c0"));
+        let served = replica.read_or_hand_over(&request, RetryPolicy::new(), parse_json::<Value>);
+        assert!(matches!(served.await, Ok(Served::Loaded(_))));
+    }
+}

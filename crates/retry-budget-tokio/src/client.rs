@@ -340,7 +340,11 @@ impl Client {
                 Step::Queue { number: 1, .. } if may_hand_over => {
                     // The first attempt queued: held no later than the render may be, then let
                     // go unsent. (A retry is never queued here: its wait is handed over first.)
-                    let hold = tokio::time::sleep_until(self.shared.origin + hold_until);
+                    // Where its place is asked of the share, the ask is not a queue: it is
+                    // given the share's time to answer.
+                    let asking = self.shared.share.get().map(|s| s.answers_within());
+                    let asked = self.shared.now() + asking.unwrap_or_default();
+                    let hold = tokio::time::sleep_until(self.shared.origin + hold_until.max(asked));
                     tokio::select! {
                         other = next_step(&mut next) => step = other,
                         () = hold => return Ok(Served::NotSent),

@@ -61,6 +61,14 @@ pub trait LedgerShare: Send + Sync + 'static {
         Box::pin(std::future::ready(None))
     }
 
+    /// The longest one call to the store takes before the share gives up on it (default
+    /// none: a share that keeps nothing answers at once). A render's queued read waits at
+    /// least this for its place before it is let go unsent, so that the round trip that asks
+    /// for the place is not taken for a queue.
+    fn answers_within(&self) -> Duration {
+        Duration::ZERO
+    }
+
     /// Gives back the place `lease` holds on `scope`, if it holds one: its attempt is over.
     /// Returns at once.
     fn give_lease(&self, scope: &str, lease: u64) {
