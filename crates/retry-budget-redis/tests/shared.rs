@@ -743,3 +743,24 @@ async fn a_render_asks_for_its_place_and_sends_on_it_rather_than_let_its_read_go
         assert!(matches!(served.await, Ok(Served::Loaded(_))));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_redis_paused_reads_on_a_limited_scope_go_on_the_processs_own_limit() {
+    let redis = Redis::start().await;
+    let origin = crowd_api(10).await;
+    let base = slow_limit(&origin, 0).await;
+    let replica = replica(&origin, Some(&redis.url()), 2).await;
+    assert_eq!(crowd(std::slice::from_ref(&replica), &base, 1).await.0, 1);
+    // Paused (SIGSTOP): Redis holds its connections and answers nothing.
+    let pid = redis.child.id().unwrap().to_string();
+    let signal = |s: &str| std::process::Command::new("kill").args([s, &pid]).status();
+    assert!(signal("-STOP").unwrap().success());
+    let base = slow_limit(&origin, 100).await;
+    let (loaded, took) = crowd(std::slice::from_ref(&replica), &base, 10).await;
+    assert!(signal("-CONT").unwrap().success());
+    // Each asks within the share's timeout (100 ms), then goes on this process's limit of 2:
+    // five rounds of 100 ms, not a wait for Redis.
+    assert_eq!(loaded, 10);
+    assert!(took < Duration::from_millis(1_500), "{took:?}");
+    assert_eq!(most_in_flight(&base).await, 2);
+}
