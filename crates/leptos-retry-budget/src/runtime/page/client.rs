@@ -136,9 +136,13 @@ fn drive(read: Option<ReadId>) {
                     tabs.post(&scope, block);
                 }
             }),
-            // A page's retry purses are its own (it never calls `handle_shared_response`): the client
-            // asks it for no token and gives nothing back.
-            ClientEvent::TakeToken { .. } | ClientEvent::GiveBack { .. } => {}
+            // A page's retry purses and places in flight are its own (it never calls
+            // `handle_shared_response` nor shares its leases): the client asks it for no token
+            // and no place, and gives nothing back.
+            ClientEvent::TakeToken { .. }
+            | ClientEvent::GiveBack { .. }
+            | ClientEvent::TakeLease { .. }
+            | ClientEvent::GiveLease { .. } => {}
         }
     }
     for read in moved {
