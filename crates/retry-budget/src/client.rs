@@ -48,6 +48,10 @@ use super::scope_policy::{ScopePolicy, ScopePolicyError};
 use super::wait::WaitReason;
 use super::wire::HandOver;
 
+/// Whether this build can share places in flight (the `shared-leases` feature): where it
+/// cannot, every rule about them is compiled out.
+const SHARES_LEASES: bool = cfg!(feature = "shared-leases");
+
 /// What the driver must do, in the order the client decided it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClientEvent {
@@ -135,7 +139,7 @@ impl Entry {
     fn timer(&self) -> Option<Duration> {
         let action = self.action.poll_timeout();
         match self.lease {
-            Leasing::AgainAt(at) => Some(action.map_or(at, |t| t.min(at))),
+            Leasing::AgainAt(at) if SHARES_LEASES => Some(action.map_or(at, |t| t.min(at))),
             _ => action,
         }
     }
@@ -206,6 +210,22 @@ impl Client {
     }
 }
 
+/// Places in flight shared with other clients: a server's client's (the `shared-leases`
+/// feature; a browser page compiles none of it).
+#[cfg(feature = "shared-leases")]
+impl Client {
+    /// This client with the places in flight that scopes' policies allow shared with every
+    /// other client reading the same quotas (default off): where a scope's [`ScopePolicy`]
+    /// limits its requests in flight, an attempt granted a place here takes one of the
+    /// scope's shared places from the store before it starts ([`ClientEvent::TakeLease`]),
+    /// and gives it back once it is over ([`ClientEvent::GiveLease`]). For a server's
+    /// replicas, which together should send no more at once than the limit.
+    pub const fn with_shared_leases(mut self, on: bool) -> Self {
+        self.shared_leases = on;
+        self
+    }
+}
+
 impl Client {
     /// A client with no reads, and every scope open.
     pub const fn new() -> Self {
@@ -216,17 +236,6 @@ impl Client {
             last_id: 0,
             shared_leases: false,
         }
-    }
-
-    /// This client with the places in flight that scopes' policies allow shared with every
-    /// other client reading the same quotas (default off): where a scope's [`ScopePolicy`]
-    /// limits its requests in flight, an attempt granted a place here takes one of the
-    /// scope's shared places from the store before it starts ([`ClientEvent::TakeLease`]),
-    /// and gives it back once it is over ([`ClientEvent::GiveLease`]). For a server's
-    /// replicas, which together should send no more at once than the limit.
-    pub const fn with_shared_leases(mut self, on: bool) -> Self {
-        self.shared_leases = on;
-        self
     }
 
     /// Gives `scope` the policy its reads share ([`ScopePolicy`]): once, ideally before its
@@ -541,7 +550,7 @@ impl Client {
     /// where this client shares its places.
     fn shared_limit(&self, scope: &str) -> Option<u32> {
         let limit = self.ledger.policy(scope).in_flight_limit();
-        limit.filter(|_| self.shared_leases)
+        limit.filter(|_| SHARES_LEASES && self.shared_leases)
     }
 
     /// `read` takes its answer, `response` as `reading` says; `took`: a token was taken from
@@ -631,7 +640,7 @@ impl Client {
                 self.hold_turn(read, turn.map(|t| t.until));
                 self.moved(read);
                 self.settle(now, read);
-            } else if let Leasing::AgainAt(at) = entry.lease {
+            } else if let (true, Leasing::AgainAt(at)) = (SHARES_LEASES, entry.lease) {
                 let scope = entry.scope.clone();
                 if let Some(limit) = self.shared_limit(&scope).filter(|_| at <= now) {
                     self.ask_lease(read, limit);
@@ -756,21 +765,23 @@ impl Client {
         let Some(entry) = self.reads.get_mut(read) else {
             return;
         };
-        let phase = entry.action.phase().clone();
         // A shared place is held by the attempt in flight, and asked again for only while the
         // read is queued for one.
-        match (entry.lease, &phase) {
-            (Leasing::Held, Phase::InFlight { .. })
-            | (Leasing::AgainAt(_), Phase::Queued { .. }) => {}
-            (Leasing::Held, _) => {
-                entry.lease = Leasing::None;
-                self.events.push_back(ClientEvent::GiveLease {
-                    scope: entry.scope.clone(),
-                    read,
-                });
+        if SHARES_LEASES {
+            let phase = entry.action.phase();
+            match entry.lease {
+                Leasing::Held if !matches!(phase, Phase::InFlight { .. }) => {
+                    entry.lease = Leasing::None;
+                    self.events.push_back(ClientEvent::GiveLease {
+                        scope: entry.scope.clone(),
+                        read,
+                    });
+                }
+                Leasing::AgainAt(_) if !matches!(phase, Phase::Queued { .. }) => {
+                    entry.lease = Leasing::None;
+                }
+                _ => {}
             }
-            (Leasing::AgainAt(_), _) => entry.lease = Leasing::None,
-            _ => {}
         }
         if let Some(step) = entry.action.poll_action() {
             self.events.push_back(ClientEvent::Step {
@@ -778,8 +789,8 @@ impl Client {
                 step,
             });
         }
-        let asking = matches!(entry.lease, Leasing::Asking | Leasing::AgainAt(_));
-        let (place, limit) = match phase {
+        let asking = SHARES_LEASES && matches!(entry.lease, Leasing::Asking | Leasing::AgainAt(_));
+        let (place, limit) = match *entry.action.phase() {
             Phase::InFlight { .. } => (Place::InFlight, 0),
             // Granted a place here, it holds it while it asks for the shared one.
             Phase::Queued { .. } if asking => (Place::InFlight, 0),

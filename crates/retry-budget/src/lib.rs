@@ -95,7 +95,7 @@ mod test_clock;
 #[cfg(all(test, target_arch = "wasm32"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-#[cfg(test)]
+#[cfg(all(test, feature = "shared-leases"))]
 mod lease_tests;
 #[cfg(all(test, feature = "learned-pace"))]
 mod pace_tests;
