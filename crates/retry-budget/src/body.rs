@@ -97,8 +97,9 @@ impl LimitedBody {
         if total.is_none_or(|t| t > self.limit) {
             return Err(BodyProblem::TooLarge { limit: self.limit });
         }
-        // Zeroed in bulk (a byte-at-a-time fill is slow in a debug build), then handed out.
-        self.bytes.extend_from_slice(&vec![0; len]);
+        // Zeroed in place, then handed out: no second buffer of the chunk's size, so the peak
+        // a streamed body costs is the body kept and the chunk arriving.
+        self.bytes.resize(start + len, 0);
         Ok(&mut self.bytes[start..])
     }
 
