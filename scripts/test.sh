@@ -21,8 +21,8 @@
 #            under a strict CSP) driven in Chromium, with axe-core on every page they reach; the
 #            SSR example's hydration, streamed and not, under a slow API in Firefox ESR.
 #   next     the same source against the next Leptos line (0.9.0-rc1, scripts/leptos-next.sh):
-#            the libraries in every rendering mode and the demo linted, the Leptos crates'
-#            native tests (the server's render, the ids a hydrating page finds its parts by),
+#            the demo linted, the Leptos crates' native tests (the server's render, the ids a
+#            hydrating page finds its parts by), with no warning in any build,
 #            the SSR example built and its end-to-end tests run in Chromium and Firefox ESR.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/install.sh"
@@ -290,23 +290,21 @@ stage_next() {
   say "the next Leptos ($LEPTOS_NEXT): the same source, its manifests asking for it"
   make_leptos_next_tree "$tree"
   # Into the project's target directory: every crate but Leptos's and this workspace's is the
-  # one the other stages built.
+  # one the other stages built. The demo is linted (a CSR app: the libraries in that mode with
+  # it); the server and hydrating builds are the tests' and the example's own, one build of
+  # Leptos each and no second check of it, so a warning in them fails the stage as clippy's
+  # would (cargo shows warnings for this workspace's crates only).
   (
     export CARGO_TARGET_DIR="$root/target"
     cd "$tree"
     cargo update --quiet -p leptos -p hydration_context
-    # The demo is a CSR app: the libraries in that mode with it.
     cargo clippy --locked -p palette-list-demo --target wasm32-unknown-unknown -- -D warnings
-    cargo clippy --locked -p leptos-retry-budget --features ssr --all-targets -- -D warnings
     cargo test --locked -p leptos-retry-budget --features ssr
     cargo test --locked -p palette-list
-  )
-  # The hydrating build is the example's own (one build of Leptos for it, not a second check):
-  # a warning in it fails the stage as clippy's would.
-  (export CARGO_TARGET_DIR="$root/target" && build_ssr_example "$site" "$tree") 2>&1 |
-    tee "$root/target/leptos-next/build.log"
+    build_ssr_example "$site" "$tree"
+  ) 2>&1 | tee "$root/target/leptos-next/build.log"
   if grep -n -A6 '^warning' "$root/target/leptos-next/build.log"; then
-    echo "the SSR example against Leptos $LEPTOS_NEXT builds with warnings (above)" >&2
+    echo "the workspace against Leptos $LEPTOS_NEXT builds with warnings (above)" >&2
     return 1
   fi
   # The server out of the shared target directory, which the project's own build takes back.
