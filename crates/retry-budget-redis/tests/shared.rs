@@ -763,4 +763,14 @@ async fn with_redis_paused_reads_on_a_limited_scope_go_on_the_processs_own_limit
     assert_eq!(loaded, 10);
     assert!(took < Duration::from_millis(1_500), "{took:?}");
     assert_eq!(most_in_flight(&base).await, 2);
+    // Back, Redis holds none of the places those attempts gave back: a read goes at once,
+    // not after their cap and margin (5 s).
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let base = slow_limit(&origin, 0).await;
+    let (loaded, took) = crowd(std::slice::from_ref(&replica), &base, 2).await;
+    assert_eq!(loaded, 2);
+    assert!(
+        took < Duration::from_millis(1_000),
+        "{took:?}: places held past their attempts"
+    );
 }

@@ -494,7 +494,8 @@ impl Client {
 
     /// What the store said at `now` when `read` asked for one of its scope's shared places
     /// ([`ClientEvent::TakeLease`]): `None` where it could not answer, and this client's own
-    /// limit decides (the attempt starts on the place it was granted here). Taken, the attempt
+    /// limit decides (the attempt starts on the place it was granted here, and gives it back
+    /// as any other when it ends). Taken, the attempt
     /// starts; all taken, the read keeps its place here and asks again 25 ms later. A place
     /// taken for a read that no longer waits for it (it stopped, or a block moved it to a
     /// wait meanwhile) is given back at once ([`ClientEvent::GiveLease`]).
@@ -523,8 +524,10 @@ impl Client {
                 entry.lease = Leasing::Held;
                 entry.action.handle_grant(now);
             }
+            // Started on this client's own limit: the place is the attempt's all the same, and
+            // goes back when it ends, so a store that kept it to make true later forgets it.
             None => {
-                entry.lease = Leasing::None;
+                entry.lease = Leasing::Held;
                 entry.action.handle_grant(now);
             }
         }
