@@ -150,9 +150,23 @@ struct State {
     /// Every place in flight this process's attempts hold (taken in Redis, or taken on the
     /// process's own limit while Redis was away), by scope and attempt, and until when: to
     /// make true in Redis again after an outage.
-    places: HashMap<(String, u64), Instant>,
+    places: HashMap<Place, Instant>,
     /// A task keeps this process's places true in Redis (`Inner::keep_places`).
     keeping: bool,
+}
+
+/// A place in flight this process's attempt holds: its scope, and the attempt's name.
+type Place = (String, u64);
+
+impl State {
+    /// The places this process's attempts still hold at `now`, each with what remains of it;
+    /// the ones past their time are forgotten.
+    fn running_places(&mut self, now: Instant) -> Vec<(Place, Duration)> {
+        self.places.retain(|_, until| *until > now);
+        (self.places.iter())
+            .map(|(place, until)| (place.clone(), *until - now))
+            .collect()
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -369,7 +383,6 @@ impl Inner {
             let mut state = self.state();
             let now = Instant::now();
             state.held.retain(|_, h| h.until > now);
-            state.places.retain(|_, until| *until > now);
             let running: Vec<(String, SharedBlock)> = (state.held.iter())
                 .map(|(scope, h)| {
                     let block = SharedBlock {
@@ -379,10 +392,7 @@ impl Inner {
                     (scope.clone(), block)
                 })
                 .collect();
-            let places: Vec<((String, u64), Duration)> = (state.places.iter())
-                .map(|(place, until)| (place.clone(), *until - now))
-                .collect();
-            (running, places)
+            (running, state.running_places(now))
         };
         for (scope, block) in &running {
             if self.write(scope, block).await.is_err() {
@@ -482,15 +492,11 @@ impl Inner {
                 let Some(inner) = inner.upgrade() else { return };
                 let (away, places) = {
                     let mut state = inner.state();
-                    let now = Instant::now();
-                    state.places.retain(|_, until| *until > now);
-                    if state.places.is_empty() {
+                    let places = state.running_places(Instant::now());
+                    if places.is_empty() {
                         state.keeping = false;
                         return;
                     }
-                    let places: Vec<((String, u64), Duration)> = (state.places.iter())
-                        .map(|(place, until)| (place.clone(), *until - now))
-                        .collect();
                     (state.away, places)
                 };
                 // Away, the task that waits for Redis makes them true on its return.
@@ -662,7 +668,7 @@ impl LedgerShare for RedisShare {
 
 /// A place asked of Redis whose answer no one waits for any more: given back, in case Redis
 /// gave it.
-struct Unanswered(Option<(Arc<Inner>, (String, u64))>);
+struct Unanswered(Option<(Arc<Inner>, Place)>);
 
 impl Drop for Unanswered {
     fn drop(&mut self) {
