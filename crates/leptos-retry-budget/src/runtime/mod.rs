@@ -57,10 +57,10 @@ mod state;
 pub(crate) use state::View;
 pub use state::{Misconfigured, Parse, ReadData, ReadState, ServerRefusal};
 
-// Which reads are the same read, so that screens may share one: the page's rule, compiled on
-// every target so that it is tested natively.
+// The page's rules that need no browser (which reads are one read, the registry of reads),
+// compiled on every target so that they are tested natively.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-mod coalesce;
+mod page_rules;
 
 // The page a browser build drives its reads in, and what a build off the browser has instead.
 #[cfg(not(target_arch = "wasm32"))]

@@ -10,12 +10,13 @@ use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 use web_sys::AbortController;
 
-use super::client::{self, RunningRead};
+use super::client;
 use super::fetch::{fetch, Answer};
 use super::origin::origin;
 use super::screens::{next_screen, Screens};
 use super::time::{now, timer_ms, wall_clock};
-use crate::runtime::coalesce::{self, Joinable, ParserKind, ReadKey};
+use crate::runtime::page_rules::coalesce::{self, Joinable, ParserKind, ReadKey};
+use crate::runtime::page_rules::registry::RunningRead;
 use crate::runtime::state::{ReadData, ReadState, View};
 use retry_budget::action::Phase;
 use retry_budget::body::BodyProblem;
@@ -279,9 +280,9 @@ impl<T: 'static> Joinable for Shared<T> {
     }
 }
 
-/// One action of a read, and the browser resources it holds. It is forgotten by the page
-/// once nothing holds it: no screen's read owns it, and no fetch of it is under way (an answer
-/// that arrives after a stop still reaches the ledger).
+/// One action of a read, and the browser resources it holds. The page forgets it once nothing
+/// holds it: no screen's read owns it, and no fetch of it is under way (an answer that arrives
+/// after a stop still reaches the ledger).
 pub(super) struct Run<T: 'static> {
     shared: Weak<Shared<T>>,
     read: ReadId,
@@ -293,12 +294,6 @@ pub(super) struct Run<T: 'static> {
     ticker: RefCell<Option<Timeout>>,
     /// A 2xx body, read, waiting for the core's verdict.
     data: RefCell<Option<T>>,
-}
-
-impl<T: 'static> Drop for Run<T> {
-    fn drop(&mut self) {
-        client::forget(self.read);
-    }
 }
 
 fn start<T>(shared: &Rc<Shared<T>>)
