@@ -1,23 +1,37 @@
-//! Every fixture case played through the real runtime, in real time, against the scenario API.
+//! Fixture cases played through the real runtime, in real time, against the scenario API: one
+//! case for each thing the wire does differently.
 
 use crate::support::*;
 
-/// Every shipped case and every edge case, in real time, a few at a time ([`AT_ONCE`]), each in
-/// one of the two browsers the suites run in ([`played_here`]). Left out, because a real wire cannot stage them:
-/// - `leave-at-the-instant-of-an-answer`: a tie of two events to the millisecond;
-/// - `wait-fits-attempt-does-not`: its second answer comes exactly at the attempt's cap, a tie
-///   the model accepts and a real wire decides by a millisecond of latency either way (the
-///   runtime's quicker wake once lost it);
-/// - `sub-second-date-difference-rounds-up`: sub-second rounding against the local clock; on the
-///   wire the server's `Date` (whole seconds, and preferred as evidence) dates the receipt;
-/// - `endless-body-past-the-limit`: reading the 1 MiB the limit allows takes tens of
-///   milliseconds on a real clock (more in Firefox), which takes its stop close to the edge of
-///   the tolerance; `a_body_with_no_end_is_not_read_whole` plays it instead, in both browsers.
-const NOT_ON_THE_WIRE: [&str; 4] = [
-    "leave-at-the-instant-of-an-answer",
-    "wait-fits-attempt-does-not",
-    "sub-second-date-difference-rounds-up",
-    "endless-body-past-the-limit",
+/// The cases the wire plays, one for each way an attempt meets the wire or the page's clock:
+/// the rules of every case (all 44 of the four files) are held to the model natively, and
+/// again as wasm32 in Chromium (the `wasm` stage); what a case adds here is the fetch, the
+/// abort and the timers, which are the same code in every case. Shortest first, as they play a
+/// few at a time ([`AT_ONCE`]).
+const ON_THE_WIRE: [&str; 12] = [
+    // An answer without CORS headers: the page sees a network error, never the response.
+    "transport-failure",
+    // A status that is not retried, and a 2xx whose body is read and found cut short.
+    "non-retryable-status",
+    "json-cut-short",
+    // `Retry-After` in seconds, twice, then the data: the page's timer wakes the retries.
+    "quick-429s-then-palettes",
+    // A wait past the budget: the action stops at once, nothing more is sent.
+    "wait-exceeds-budget",
+    // `Retry-After` as an HTTP date in the past, dated by the server's `Date`.
+    "past-date-waits-the-floor",
+    // The user leaves with a request in flight: aborted on the wire, its late answer dropped.
+    "leave-in-flight-drops-the-late-answer",
+    // An attempt that never answers, aborted at its cap by the page's timer.
+    "no-answer-is-aborted-at-the-cap",
+    // A 429, then a 2xx whose body is an HTML page.
+    "a-429-then-an-html-200",
+    // The user leaves during a wait: the timer cleared, nothing sent.
+    "user-leaves-while-waiting",
+    // No `Retry-After`: the policy's own wait.
+    "missing-header",
+    // A date `Retry-After` read against the server's `Date` alone.
+    "the-response-date-is-enough",
 ];
 
 /// Plays one case in real time, staged as its fixture says, then holds the trace against its
@@ -86,34 +100,20 @@ async fn play(case: &Case) -> Result<(), String> {
 /// scenario API around it, stay within that.
 const AT_ONCE: usize = 3;
 
-/// Whether this browser plays the case at `position`: Chromium the even ones, Firefox the odd
-/// ones. Each case needs tens of seconds of real time at most, and every one of them is held to
-/// the model natively and as wasm32 before this suite runs; what the wire adds (fetch, abort,
-/// timers) is the same code in every case, and the other suites run it in both browsers. So
-/// each browser plays half, and the stage waits for half as long (about 50 s less).
-fn played_here(position: usize) -> bool {
-    let firefox = web_sys::window()
-        .and_then(|w| w.navigator().user_agent().ok())
-        .is_some_and(|agent| agent.contains("Firefox"));
-    position % 2 == usize::from(firefox)
-}
-
 #[wasm_bindgen_test]
-async fn every_fixture_case_in_one_of_the_two_browsers() {
-    let cases: Vec<Case> = common::SINGLE_READS
+async fn a_case_for_each_way_an_attempt_meets_the_wire() {
+    let all: Vec<Case> = common::SINGLE_READS
         .iter()
         .flat_map(|text| Fixture::parse(text).unwrap().cases)
         .flatten()
-        .filter(|case| !NOT_ON_THE_WIRE.contains(&case.id.as_str()))
         .collect();
-    assert_eq!(cases.len(), 13 + 15 + 4 + 8);
-    let cases: Vec<Case> = (cases.into_iter().enumerate())
-        .filter_map(|(position, case)| played_here(position).then_some(case))
+    assert_eq!(all.len(), 44);
+    let cases: Vec<&Case> = (ON_THE_WIRE.iter())
+        .map(|id| all.iter().find(|case| case.id == *id).expect(id))
         .collect();
-    assert_eq!(cases.len(), 20);
     let mut failures = Vec::new();
     for batch in cases.chunks(AT_ONCE) {
-        let played = futures::future::join_all(batch.iter().map(play)).await;
+        let played = futures::future::join_all(batch.iter().map(|case| play(case))).await;
         failures.extend(played.into_iter().filter_map(Result::err));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
