@@ -61,21 +61,19 @@ impl<H: Host> Registry<H> {
         running: impl FnOnce(ReadId) -> Rc<C>,
         open: impl FnOnce(&mut Client, Duration) -> Result<ReadId, PolicyError>,
     ) -> Result<Rc<C>, PolicyError> {
-        self.forget_let_go();
         let read = open(&mut self.client.borrow_mut(), self.host.now())?;
         let run = running(read);
         let dyn_run: Rc<dyn RunningRead> = run.clone();
         (self.running.borrow_mut()).push((read, Rc::downgrade(&dyn_run)));
-        self.drive(Some(read));
+        self.settle(Some(read));
         Ok(run)
     }
 
     /// An input to the page at the time now, for `read` if it is one read's; then every event
     /// it caused is carried out.
     pub(crate) fn input(&self, read: Option<ReadId>, handle: impl FnOnce(&mut Client, Duration)) {
-        self.forget_let_go();
         handle(&mut self.client.borrow_mut(), self.host.now());
-        self.drive(read);
+        self.settle(read);
     }
 
     /// What another tab said: a block it met holds this page's reads too, and an ask is
@@ -102,6 +100,13 @@ impl<H: Host> Registry<H> {
     /// Gives the page's client an input that causes no event (a scope's policy).
     pub(crate) fn set<R>(&self, set: impl FnOnce(&mut Client) -> R) -> R {
         set(&mut self.client.borrow_mut())
+    }
+
+    /// After an input: reads that nothing carries out any more are forgotten, then every event
+    /// is carried out.
+    fn settle(&self, read: Option<ReadId>) {
+        self.forget_let_go();
+        self.drive(read);
     }
 
     /// Reads that nothing carries out any more are left (if they still run) and removed.
