@@ -52,8 +52,11 @@ return left
 /// Takes one of `ARGV[2]` places in flight on the scope whose places `KEYS[1]` holds (a sorted
 /// set: each place's holder by when it expires, on Redis's own clock), for `ARGV[3]` ms, for the
 /// holder `ARGV[1]`, in one round trip: places past their time are dropped first; 1 if taken
-/// (or already the holder's), 0 if every place is taken. `ARGV[4]` = 1 takes it whatever the
+/// (or already the holder's), 0 if none is free. `ARGV[4]` = 1 takes it whatever the
 /// count: a place this process's attempt already holds, kept true (after an outage too).
+///
+/// No new place is given while the scope's block (`KEYS[3]`, as `GROW` writes it) runs: a
+/// process that asked before it heard of the block would send on it.
 ///
 /// A Redis that holds no `KEYS[2]` has started empty (or is used for the first time): the
 /// places the processes' running attempts hold are not in it yet. It gives no new place for
@@ -70,7 +73,8 @@ if not settled then
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local holds = redis.call('ZSCORE', KEYS[1], ARGV[1])
-local free = now >= settled and redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2])
+local free = now >= settled and redis.call('PTTL', KEYS[3]) <= 0
+  and redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2])
 if ARGV[4] == '1' or holds or free then
   redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
   if redis.call('PTTL', KEYS[1]) < ttl then

@@ -17,6 +17,7 @@ use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Script};
 use retry_budget::scope::RetryPurse;
 use retry_budget_tokio::{Lease, LedgerShare, SharedBlock, TokenTaken};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::error::RedisShareError;
@@ -136,6 +137,17 @@ struct Inner {
     connection: tokio::sync::Mutex<Option<MultiplexedConnection>>,
     state: Mutex<State>,
     on_status: OnceLock<Tell>,
+    /// What this process writes as its attempts end, in the order its client decided it
+    /// (`Inner::in_order`).
+    writes: OnceLock<mpsc::UnboundedSender<Write>>,
+}
+
+/// A write to Redis that must not overtake the one before it.
+enum Write {
+    /// A block this process met, for every process to see.
+    Block(String, SharedBlock),
+    /// A place in flight this process's attempt gives back.
+    Place(String, u64),
 }
 
 /// Where a share says what happens to Redis.
@@ -204,6 +216,7 @@ impl RedisShare {
                 connection: tokio::sync::Mutex::new(None),
                 state: Mutex::new(State::default()),
                 on_status: OnceLock::new(),
+                writes: OnceLock::new(),
             }),
         })
     }
@@ -452,7 +465,11 @@ impl Inner {
             (4 * self.options.retry_every.as_millis()).to_string(),
         ];
         let args = [&*args[0], &*args[1], &*args[2], &*args[3], &*args[4]];
-        let keys = [&*self.places_key(scope), &*self.settled_key()];
+        let keys = [
+            &*self.places_key(scope),
+            &*self.settled_key(),
+            &*self.key(scope),
+        ];
         let taken: i64 = (self.invoke(&self.take_place, &keys, &args)).await?;
         Ok(taken == 1)
     }
@@ -512,16 +529,41 @@ impl Inner {
         });
     }
 
-    /// Gives back the place of `lease` on `scope` in Redis, from a task of its own.
+    /// Gives back the place of `lease` on `scope` in Redis (`in_order`).
     fn give_place(self: &Arc<Self>, scope: &str, lease: u64) {
-        let inner = self.clone();
-        let key = self.places_key(scope);
-        let holder = self.holder(lease);
-        tokio::spawn(async move {
-            let _ = inner
-                .invoke::<i64>(&inner.give_place, &[&key], &[&holder])
-                .await;
+        self.in_order(Write::Place(scope.to_owned(), lease));
+    }
+
+    /// Writes `write` to Redis from one task that writes this process's blocks and the places
+    /// it gives back one after another, in the order they were asked for: a `429`'s block is
+    /// in Redis before the place its attempt held is free, so no other process is given that
+    /// place to send on during the block (`record::TAKE_PLACE` gives none while one runs).
+    /// Nothing is written while Redis is away: its blocks wait in `held`, and Redis holds none
+    /// of its places until they are made true again.
+    fn in_order(self: &Arc<Self>, write: Write) {
+        let writes = self.writes.get_or_init(|| {
+            let (writes, mut next) = mpsc::unbounded_channel();
+            let inner = Arc::downgrade(self);
+            tokio::spawn(async move {
+                while let Some(write) = next.recv().await {
+                    let Some(inner) = inner.upgrade() else { return };
+                    if inner.state().away {
+                        continue;
+                    }
+                    let _ = match write {
+                        Write::Block(scope, block) => inner.write(&scope, &block).await,
+                        Write::Place(scope, lease) => {
+                            let (key, holder) = (inner.places_key(&scope), inner.holder(lease));
+                            (inner.invoke::<i64>(&inner.give_place, &[&key], &[&holder]))
+                                .await
+                                .map(drop)
+                        }
+                    };
+                }
+            });
+            writes
         });
+        let _ = writes.send(write);
     }
 
     async fn write(
@@ -552,11 +594,7 @@ impl LedgerShare for RedisShare {
         };
         // While Redis is away the block waits in `held` for its return.
         if !away {
-            let inner = self.inner.clone();
-            let scope = scope.to_owned();
-            tokio::spawn(async move {
-                let _ = inner.write(&scope, &block).await;
-            });
+            self.inner.in_order(Write::Block(scope.to_owned(), block));
         }
     }
 

@@ -670,6 +670,55 @@ async fn a_place_held_by_a_replica_that_died_is_free_once_its_cap_and_margin_hav
     assert_eq!(most_in_flight(&base).await, 1);
 }
 
+/// Of what reached the limit at `base`, the requests that arrived while a block a `429` had
+/// given still ran: after its answer (and 25 ms for the answer's way back), before the end of
+/// its `Retry-After`.
+async fn sent_during_a_block(base: &str) -> usize {
+    let log = reqwest::Client::new().get(base).send().await.unwrap();
+    let log: Value = serde_json::from_slice(&log.bytes().await.unwrap()).unwrap();
+    let requests = log["requests"].as_array().unwrap();
+    let blocks: Vec<(u64, u64)> = (requests.iter())
+        .filter_map(|r| Some((r["answered_ms"].as_u64()?, r["retry_after_s"].as_u64()?)))
+        .map(|(answered, s)| (answered + 25, answered + s * 1000))
+        .collect();
+    (requests.iter())
+        .filter_map(|r| r["arrived_ms"].as_u64())
+        .filter(|t| blocks.iter().any(|(from, until)| from <= t && t < until))
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_place_is_given_to_send_on_during_a_block_another_replica_met() {
+    let redis = Redis::start().await;
+    let origin = crowd_api(2).await;
+    let a = replica(&origin, Some(&redis.url()), 1).await;
+    let b = replica(&origin, Some(&redis.url()), 1).await;
+    // Past the first second of a Redis used for the first time.
+    let warm = slow_limit(&origin, 0).await;
+    assert_eq!(crowd(std::slice::from_ref(&a), &warm, 1).await.0, 1);
+    // The window is spent: the first request is refused 300 ms after it arrives, with the
+    // seconds left in the window; the next window serves two.
+    let base = made(&origin, "/limits?quota=2&window_s=2&spent=2&answer_ms=300").await;
+    let read = |client: &Client, collection: &str| {
+        let (client, base) = (client.clone(), base.clone());
+        let request = ReadRequest::get(format!("{base}/palettes?collection={collection}"));
+        tokio::spawn(async move {
+            let read = client.read(&request, RetryPolicy::new(), parse_json::<Value>);
+            read.await.is_ok()
+        })
+    };
+    let first = read(&a, "c0");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The second replica reads while the first's request holds the one place, before its
+    // `429`: it has heard of no block, and asks for the place until one is free.
+    let second = read(&b, "c1");
+    assert!(first.await.unwrap() && second.await.unwrap());
+    assert_eq!(reached(&base).await, [429, 200, 200]);
+    // The place the refused attempt gave back was no one's to send on until the block ended.
+    assert_eq!(sent_during_a_block(&base).await, 0);
+    assert_eq!(most_in_flight(&base).await, 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_dropped_mid_attempt_gives_its_place_back_at_once() {
     let redis = Redis::start().await;
