@@ -13,7 +13,8 @@
 //!
 //! With `--replicas N`, the server started with SERVER ARGS serves only as the API, and N
 //! replicas, given the same SERVER ARGS, read it (`--api`), the renders sent to each in turn; with `--share` they share
-//! their ledger through a `redis-server` it starts (`--redis`). It then prints also the 429s per
+//! their ledger through a `redis-server` it starts (`--redis`), one render sent to each before
+//! the phases so that the new Redis is past its first second (`settle`). It then prints also the 429s per
 //! block (refusals grouped by the moment their `Retry-After` ends) and the requests per
 //! loaded read.
 //!
@@ -67,8 +68,14 @@ async fn main() {
         .timeout(Duration::from_secs(30))
         .build()
         .expect("a client");
+    if redis.is_some() {
+        settle(&http, &targets).await;
+    }
     let mut broken = Vec::new();
-    let mut seen = 0;
+    // What the API logged before the phases is no phase's.
+    let mut seen = (json(&http, &format!("{url}/api/log")).await)
+        .as_array()
+        .map_or(0, Vec::len);
     for phase in &args.phases {
         let times = phase.run(&http, &targets).await;
         // Whatever the renders left running at the API ends within its latency.
@@ -252,6 +259,17 @@ async fn start(args: &Args, with: &[String]) -> (tokio::process::Child, String) 
             _ => panic!("the server stopped before it listened"),
         }
     }
+}
+
+/// A Redis used for the first time gives no place in flight for its first second: it cannot
+/// tell itself from one that restarted empty while replicas held places, which are made true
+/// again meanwhile. A Redis the replicas have used is past that, so before the phases one
+/// render goes to each replica (its read finds the new Redis), and the second passes.
+async fn settle(http: &reqwest::Client, targets: &[String]) {
+    for target in targets {
+        let _ = http.get(target).send().await;
+    }
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
 }
 
 /// Debian's `redis-server` on a free loopback port, saving nothing: the process (stopped when
