@@ -16,8 +16,9 @@ export function stopAll() {
 
 /**
  * A fresh SSR example server on a free loopback port, with `args` after its defaults (its API
- * allows 2 answers every 3 s, the first window spent); resolves to its URL and what it has
- * written to standard error so far (`log()`). It stops by itself in 2 minutes.
+ * allows 2 answers every 3 s, the first window spent); resolves to its URL, what it has
+ * written to standard error so far (`log()`) and `kill(signal)`. It stops by itself in 2
+ * minutes.
  */
 export async function serve(args = []) {
   const child = spawn(SERVER, ['--stop-after', '120', '--quota', '2', '--window-s', '3', ...args], {
@@ -39,7 +40,7 @@ export async function serve(args = []) {
     });
     child.on('exit', (code) => reject(new Error(`the server exited (${code}) before it listened:\n${out}${err}`)));
   });
-  return { url, log: () => err };
+  return { url, log: () => err, kill: (signal) => child.kill(signal) };
 }
 
 /** A free loopback port. */
@@ -69,7 +70,8 @@ async function listening(port) {
 
 /**
  * Debian's redis-server on `port` (a free one by default), saving nothing; resolves once it
- * listens, to its URL, its port and `stop()`, which resolves once it has exited.
+ * listens, to its URL, its port, `stop()`, which resolves once it has exited, and
+ * `signal(name)`.
  */
 export async function startRedis(port) {
   port ??= await freePort();
@@ -79,5 +81,11 @@ export async function startRedis(port) {
   children.push(child);
   await listening(port);
   const exited = new Promise((r) => child.on('exit', r));
-  return { url: `redis://127.0.0.1:${port}/`, port, stop: async () => { child.kill(); await exited; } };
+  return {
+    url: `redis://127.0.0.1:${port}/`,
+    port,
+    stop: async () => { child.kill(); await exited; },
+    // `SIGSTOP` pauses it (it keeps its connections and answers nothing), `SIGCONT` resumes it.
+    signal: (signal) => child.kill(signal),
+  };
 }

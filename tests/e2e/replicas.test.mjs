@@ -89,6 +89,77 @@ test('Redis stopped halfway and started again: each replica keeps what it knows,
   await redis.stop();
 });
 
+/** What the API saw at most at once, from any client. */
+async function mostAtOnce(api) {
+  return (await (await fetch(`${api}/api/stats`)).json()).in_flight_max;
+}
+
+/** A render that was sent on: its palettes are in the HTML. */
+const loaded = (html) => /Tide Pool/.test(html);
+
+test('a replica killed holding the scope\'s one place: the other sends once its cap and margin have passed, never before', async () => {
+  const redis = await startRedis();
+  // Every answer takes 3 s; the scope allows one request in flight, shared by both replicas.
+  const api = (await serve(['--quota', '100', '--window-s', '1', '--first-window', 'open', '--api-latency-ms', '3000'])).url;
+  const replicas = [];
+  for (let i = 0; i < 2; i++) replicas.push(await serve(['--api', api, '--redis', redis.url, '--in-flight-limit', '1']));
+  const [dying, living] = replicas;
+  // A Redis used for the first time gives no place for its first second.
+  assert.ok(!loaded((await render(dying)).html));
+  await sleep(1100);
+  const taken = Date.now();
+  const held = fetch(`${dying.url}/`).catch(() => null);
+  await sleep(500);
+  dying.kill('SIGKILL');
+  await held;
+  // Its place lives the attempt's cap (4 s) and the margin (1 s) from when it was taken. Until
+  // then the other replica's renders find it taken and hand their read to the browser unsent,
+  // each within its allowance; then one is sent.
+  let sent;
+  for (;;) {
+    const started = Date.now();
+    const { html, took } = await render(living);
+    if (loaded(html)) {
+      sent = started - taken;
+      break;
+    }
+    assert.ok(took < 1000, `a render held ${took} ms`);
+    assert.ok(Date.now() - taken < 8000, 'the dead replica\'s place was never freed');
+    await sleep(200);
+  }
+  assert.ok(sent >= 4700 && sent < 6500, `sent ${sent} ms after the dead replica took its place`);
+  assert.equal(await mostAtOnce(api), 1);
+  await redis.stop();
+});
+
+test('Redis paused while replicas render: each render within its allowance on its own limit, and shared again once Redis resumes', async () => {
+  const redis = await startRedis();
+  const { api, replicas } = await fleet(4, redis);
+  // Past the first second of a Redis used for the first time.
+  await render(replicas[0]);
+  await sleep(1100);
+  redis.signal('SIGSTOP');
+  for (const r of replicas) {
+    const { html, took } = await render(r);
+    assertHandedOver(html);
+    // The share's timeout (250 ms here) for the block, and again for the place: no more.
+    assert.ok(took < 1000, `a render held ${took} ms while Redis was paused`);
+  }
+  for (const r of replicas) {
+    assert.match(r.log(), /WARN .*Redis away: this process reads with its own ledger until it answers/);
+  }
+  redis.signal('SIGCONT');
+  await sleep(1000);
+  for (const r of replicas) assert.match(r.log(), /INFO .*Redis back/);
+  // Each met the 429 on its own while Redis was paused, and holds its block; a replica started
+  // now hears of the block from Redis and sends nothing.
+  const met = await reached(api);
+  const late = await serve(['--api', api, '--redis', redis.url]);
+  assertHandedOver((await render(late)).html);
+  assert.deepEqual(await reached(api), met, 'the new replica sent nothing');
+  await redis.stop();
+});
+
 test('a wrong Redis URL or an unreachable host is named at start, and the replica serves with its own ledger', async () => {
   const api = (await serve(['--quota', '1', '--window-s', '3'])).url;
   const wrong = await serve(['--api', api, '--redis', 'http://127.0.0.1:6379/']);

@@ -111,8 +111,7 @@ async fn palettes(
     headers: HeaderMap,
 ) -> Response {
     let arrived = api.started.elapsed();
-    let now = api.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-    api.in_flight_max.fetch_max(now, Ordering::SeqCst);
+    let _held = InFlight::count(&api);
     let from = if headers.contains_key(header::USER_AGENT) {
         "browser"
     } else {
@@ -159,8 +158,25 @@ async fn palettes(
         "retry_after": retry_after,
         "block_end_ms": block_end,
     }));
-    api.in_flight.fetch_sub(1, Ordering::SeqCst);
     response
+}
+
+/// One request the API holds, counted from its arrival until it is answered or its client goes
+/// away (the handler dropped: a replica killed mid-request is not held for ever).
+struct InFlight<'a>(&'a Api);
+
+impl<'a> InFlight<'a> {
+    fn count(api: &'a Api) -> Self {
+        let now = api.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        api.in_flight_max.fetch_max(now, Ordering::SeqCst);
+        Self(api)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 async fn log(State(api): State<Arc<Api>>) -> Json<Value> {
