@@ -13,8 +13,8 @@
 //!
 //! With `--replicas N`, the server started with SERVER ARGS serves only as the API, and N
 //! replicas, given the same SERVER ARGS, read it (`--api`), the renders sent to each in turn; with `--share` they share
-//! their ledger through a `redis-server` it starts (`--redis`), one render sent to each before
-//! the phases so that the new Redis is past its first second (`settle`). It then prints also the 429s per
+//! their ledger through a `redis-server` it starts (`--redis`), the phases beginning once the new
+//! Redis is past its first second (`settle`). It then prints also the 429s per
 //! block (refusals grouped by the moment their `Retry-After` ends) and the requests per
 //! loaded read.
 //!
@@ -69,7 +69,7 @@ async fn main() {
         .build()
         .expect("a client");
     if redis.is_some() {
-        settle(&http, &targets).await;
+        settle().await;
     }
     let mut broken = Vec::new();
     // What the API logged before the phases is no phase's.
@@ -261,15 +261,12 @@ async fn start(args: &Args, with: &[String]) -> (tokio::process::Child, String) 
     }
 }
 
-/// A Redis used for the first time gives no place in flight for its first second: it cannot
-/// tell itself from one that restarted empty while replicas held places, which are made true
-/// again meanwhile. A Redis the replicas have used is past that, so before the phases one
-/// render goes to each replica (its read finds the new Redis), and the second passes.
-async fn settle(http: &reqwest::Client, targets: &[String]) {
-    for target in targets {
-        let _ = http.get(target).send().await;
-    }
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
+/// A Redis used for the first time gives no place in flight for its first second from the
+/// first replica's connect (it cannot tell itself from one that restarted empty while
+/// replicas held places): the phases begin once that second is over, as against a Redis the
+/// replicas have used.
+async fn settle() {
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
 }
 
 /// Debian's `redis-server` on a free loopback port, saving nothing: the process (stopped when

@@ -85,6 +85,20 @@ end
 return 0
 ";
 
+/// Starts the wait of a Redis that holds no `KEYS[1]` (see [`TAKE_PLACE`]) now, `ARGV[1]` ms
+/// long, where no process has started it yet: from the first process that connects, rather than
+/// from the first place asked for, so that a fleet that starts with its Redis is past the wait
+/// by the time reads come. 1 if this call started it.
+pub(crate) const SETTLE: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return 0
+end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('SET', KEYS[1], now + tonumber(ARGV[1]))
+return 1
+";
+
 /// Gives back the place `ARGV[1]` holds on `KEYS[1]`, if it holds one.
 pub(crate) const GIVE_PLACE: &str = r"
 return redis.call('ZREM', KEYS[1], ARGV[1])

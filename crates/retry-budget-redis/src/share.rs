@@ -130,6 +130,7 @@ struct Inner {
     take: Script,
     give: Script,
     take_place: Script,
+    settle: Script,
     give_place: Script,
     /// This process's name among the holders of places in flight: random, so two processes
     /// never share one.
@@ -207,6 +208,7 @@ impl RedisShare {
                 take: Script::new(record::TAKE),
                 give: Script::new(record::GIVE),
                 take_place: Script::new(record::TAKE_PLACE),
+                settle: Script::new(record::SETTLE),
                 give_place: Script::new(record::GIVE_PLACE),
                 name: format!(
                     "{:016x}",
@@ -233,7 +235,9 @@ impl RedisShare {
     /// own ledger meanwhile.
     pub async fn connect(&self) -> Result<(), RedisShareError> {
         match self.inner.connection().await {
-            Ok(_) => Ok(()),
+            // A Redis used for the first time (or started empty) waits for the places of
+            // running attempts from now (`record::SETTLE`); `invoke` says it if Redis fails.
+            Ok(_) => self.inner.start_settling().await,
             Err(e) => {
                 self.inner.away(e.clone());
                 Err(e)
@@ -462,7 +466,7 @@ impl Inner {
             limit.to_string(),
             ttl.as_millis().max(1).to_string(),
             u8::from(whatever).to_string(),
-            (4 * self.options.retry_every.as_millis()).to_string(),
+            self.settle_for().as_millis().to_string(),
         ];
         let args = [&*args[0], &*args[1], &*args[2], &*args[3], &*args[4]];
         let keys = [
@@ -472,6 +476,21 @@ impl Inner {
         ];
         let taken: i64 = (self.invoke(&self.take_place, &keys, &args)).await?;
         Ok(taken == 1)
+    }
+
+    /// Where Redis holds no settled key, starts its wait for the places of running attempts
+    /// now (`record::SETTLE`).
+    async fn start_settling(self: &Arc<Self>) -> Result<(), RedisShareError> {
+        let settle = (self.settle_for().as_millis()).to_string();
+        (self.invoke::<i64>(&self.settle, &[&self.settled_key()], &[&settle]))
+            .await
+            .map(drop)
+    }
+
+    /// How long a Redis that started empty gives no new place: four times `retry_every`, in
+    /// which every running process makes its places true again.
+    fn settle_for(&self) -> Duration {
+        4 * self.options.retry_every
     }
 
     /// Makes the place `lease` holds on `scope` true in Redis for `left` more, whatever the

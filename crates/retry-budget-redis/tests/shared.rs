@@ -720,6 +720,19 @@ async fn no_place_is_given_to_send_on_during_a_block_another_replica_met() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_used_for_the_first_time_waits_its_second_from_the_first_connect() {
+    let redis = Redis::start().await;
+    let origin = crowd_api(1).await;
+    // Connected (as a server does as it starts), then idle for longer than the wait.
+    let replica = replica(&origin, Some(&redis.url()), 1).await;
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    // The first read is given its place at once: the wait began at the connect.
+    let (loaded, took) = crowd(&[replica], &slow_limit(&origin, 0).await, 1).await;
+    assert_eq!(loaded, 1);
+    assert!(took < Duration::from_millis(300), "{took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_dropped_mid_attempt_gives_its_place_back_at_once() {
     let redis = Redis::start().await;
     let origin = crowd_api(1).await;
