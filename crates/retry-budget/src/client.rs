@@ -36,6 +36,7 @@ use super::action::{Phase, ReadAction, Step};
 use super::block::{blocks_scope, BlockCause, ScopeBlock};
 use super::body::BodyProblem;
 use super::lease::{Lease, Leasing, ASK_AGAIN};
+use super::pace::Turn;
 use super::places::Place;
 use super::policy::{is_success, PolicyError, RetryPolicy};
 pub use super::reads::ReadId;
@@ -129,7 +130,7 @@ struct Entry {
     /// An answer that waits for a token from the shared purse ([`ClientEvent::TakeToken`]).
     waiting_token: Option<Box<HeldAnswer>>,
     /// The turn the scope's learned pace gave the read's next attempt, while it waits for it.
-    turn: Option<Duration>,
+    turn: Option<Turn>,
     /// Its attempt's shared place in flight, where the places are shared.
     lease: Leasing,
 }
@@ -283,8 +284,9 @@ impl Client {
                     true => ReadAction::start_paced,
                     false => ReadAction::start_under,
                 };
-                let action = start(now, policy, block.or(turn), limit, seed)?;
-                (action, turn.map(|b| b.until))
+                let held = block.or(turn.map(|(held, _)| held));
+                let action = start(now, policy, held, limit, seed)?;
+                (action, turn.map(|(_, turn)| turn))
             }
         };
         let id = self.add(now, scope, action);
@@ -294,12 +296,12 @@ impl Client {
 
     /// `read` took `turn` (if any) from its scope's pace: it holds it while it waits for it,
     /// and gives it back if it stopped at once.
-    fn hold_turn(&mut self, read: ReadId, turn: Option<Duration>) {
+    fn hold_turn(&mut self, read: ReadId, turn: Option<Turn>) {
         let (Some(turn), Some(entry)) = (turn, self.reads.get_mut(read)) else {
             return;
         };
         if *entry.action.phase() == Phase::Stopped {
-            self.ledger.give_back_turn(&entry.scope);
+            self.ledger.give_back_turn(&entry.scope, turn);
         } else {
             entry.turn = Some(turn);
         }
@@ -628,7 +630,7 @@ impl Client {
                 if let Some(entry) = self.reads.get_mut(read) {
                     match turn {
                         // Held back to its turn: the wait goes on, or the read stops at once.
-                        Some(turn) => entry.action.handle_scope_block(now, turn),
+                        Some((held, _)) => entry.action.handle_scope_block(now, held),
                         None => {
                             // What the ledger learned may queue an attempt the scope's policy
                             // would not.
@@ -640,7 +642,7 @@ impl Client {
                         }
                     }
                 }
-                self.hold_turn(read, turn.map(|t| t.until));
+                self.hold_turn(read, turn.map(|(_, turn)| turn));
                 self.moved(read);
                 self.settle(now, read);
             } else if let (true, Leasing::AgainAt(at)) = (SHARES_LEASES, entry.lease) {
@@ -658,9 +660,9 @@ impl Client {
     /// Where `read`'s wait ends at `now` and its next attempt would start: the block its
     /// scope's pace holds it to, its turn taken; `None` when it goes on as its wait's end
     /// decides (no pace holds it, its turn has come, or it is not waiting for an attempt).
-    fn turn_at_wake(&mut self, now: Duration, read: ReadId) -> Option<ScopeBlock> {
+    fn turn_at_wake(&mut self, now: Duration, read: ReadId) -> Option<(ScopeBlock, Turn)> {
         let entry = self.reads.get_mut(read)?;
-        if entry.turn.take().is_some_and(|turn| turn <= now) {
+        if entry.turn.take().is_some_and(|turn| turn.at <= now) {
             return None;
         }
         let action = &entry.action;
@@ -736,6 +738,10 @@ impl Client {
     pub fn hand_over(&mut self, now: Duration, read: ReadId) -> Option<HandOver> {
         let hand_over = self.reads.get_mut(read)?.action.hand_over(now)?;
         let entry = self.reads.remove(read)?;
+        // Its turn, if it waited for one, is the next attempt's here.
+        if let Some(turn) = entry.turn {
+            self.ledger.give_back_turn(&entry.scope, turn);
+        }
         let priority = entry.action.policy().priority();
         (self.ledger).set_place(&entry.scope, entry.id.0, Place::Unplaced, 0, priority);
         self.ledger.forget(now, &entry.scope);
@@ -792,6 +798,12 @@ impl Client {
                 step,
             });
         }
+        // A read that stopped before its turn came leaves the turn to the next.
+        if *entry.action.phase() == Phase::Stopped {
+            if let Some(turn) = entry.turn.take() {
+                self.ledger.give_back_turn(&entry.scope, turn);
+            }
+        }
         let asking = SHARES_LEASES && matches!(entry.lease, Leasing::Asking | Leasing::AgainAt(_));
         let (place, limit) = match *entry.action.phase() {
             Phase::InFlight { .. } => (Place::InFlight, 0),
@@ -821,7 +833,7 @@ impl Client {
             if let Some(entry) = self.reads.get_mut(read) {
                 if *entry.action.phase() != Phase::Stopped {
                     // A turn inside the block is void: the block's end gives new ones.
-                    entry.turn = entry.turn.filter(|turn| *turn >= block.until);
+                    entry.turn = entry.turn.filter(|turn| turn.at >= block.until);
                     entry.action.handle_scope_block(now, block);
                     self.moved(read);
                 }

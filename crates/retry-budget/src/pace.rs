@@ -16,6 +16,10 @@
 //! a new one. A block that ends a run in which nothing was served teaches nothing, and the
 //! pace from before (if any) stays.
 //!
+//! A turn its read leaves unused before it comes (the read stopped, or was handed to another
+//! client) goes to the next attempt that takes one, so that the turns of reads gone do not push
+//! the ones after them further out: a handed-over render's turn is free again at once.
+//!
 //! Sans-IO like the rest of the ledger: `now` is passed in, the turns are data.
 
 use std::time::Duration;
@@ -25,12 +29,23 @@ pub(crate) use inert::Pace;
 #[cfg(feature = "learned-pace")]
 pub(crate) use learned::Pace;
 
+/// A turn the pace gave an attempt: when it comes, and which of the pace's turns it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Turn {
+    /// When it comes.
+    pub(crate) at: Duration,
+    /// Its number among the turns of the pace that gave it.
+    number: u32,
+    /// When that pace's first batch went: which pace gave it.
+    of: Duration,
+}
+
 /// What a server's client learns.
 #[cfg(feature = "learned-pace")]
 mod learned {
     use std::num::NonZeroU32;
 
-    use super::Duration;
+    use super::{Duration, Turn};
 
     /// How many requests a scope never blocked may have in flight before its first answer, as
     /// TCP's initial window (RFC 6928): each `2xx` then lets one more go, so the window doubles
@@ -38,7 +53,7 @@ mod learned {
     pub(crate) const OPENING_WINDOW: u32 = 10;
 
     /// What the ledger learned of the pace one scope serves at.
-    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
     pub(crate) struct Pace {
         /// When the current run began: the end of the last block, else the first `2xx` heard.
         run_start: Option<Duration>,
@@ -54,7 +69,7 @@ mod learned {
     }
 
     /// `served` turns per `span` and `spread`, from `from`.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    #[derive(Clone, Debug, PartialEq, Eq)]
     struct Learned {
         served: NonZeroU32,
         span: Duration,
@@ -64,14 +79,30 @@ mod learned {
         from: Duration,
         /// Turns taken since.
         taken: u32,
+        /// Turns given back before they came, below `taken`: taken again first.
+        freed: Vec<u32>,
     }
 
     impl Learned {
-        /// The next free turn.
-        fn next(&self) -> Duration {
-            let batch = self.taken / self.served.get();
+        /// When turn `number` comes.
+        fn at(&self, number: u32) -> Duration {
+            let batch = number / self.served.get();
             let period = self.span.saturating_add(self.spread);
             self.from.saturating_add(period.saturating_mul(batch))
+        }
+
+        /// The next turn never taken.
+        fn next(&self) -> Duration {
+            self.at(self.taken)
+        }
+
+        /// Turn `number`, taken at `now`.
+        fn turn(&self, number: u32, now: Duration) -> Turn {
+            Turn {
+                at: self.at(number).max(now),
+                number,
+                of: self.from,
+            }
         }
     }
 
@@ -92,7 +123,7 @@ mod learned {
         /// An attempt is about to start on the scope at `now`, the scope open: the moment its
         /// turn comes (at `now`, or later where the pace holds it back), taken. `None`: no pace
         /// holds it, and it starts now without taking a turn.
-        pub(crate) fn take_turn(&mut self, now: Duration) -> Option<Duration> {
+        pub(crate) fn take_turn(&mut self, now: Duration) -> Option<Turn> {
             self.close_run(now);
             let learned = self.learned.as_mut()?;
             let next = learned.next();
@@ -101,14 +132,35 @@ mod learned {
                 self.learned = None;
                 return None;
             }
-            learned.taken = learned.taken.saturating_add(1);
-            Some(next.max(now))
+            // A turn given back goes first, the earliest, while its batch's span still runs.
+            let mut freed = std::mem::take(&mut learned.freed);
+            freed.retain(|n| now < learned.at(*n).saturating_add(learned.span));
+            let earliest = (freed.iter().enumerate()).min_by_key(|(_, n)| **n);
+            let number = match earliest.map(|(i, _)| i) {
+                Some(i) => freed.swap_remove(i),
+                None => {
+                    learned.taken = learned.taken.saturating_add(1);
+                    learned.taken - 1
+                }
+            };
+            learned.freed = freed;
+            Some(learned.turn(number, now))
         }
 
-        /// The last turn taken goes unused: the next attempt takes it instead.
-        pub(crate) fn give_back(&mut self) {
-            if let Some(learned) = self.learned.as_mut() {
-                learned.taken = learned.taken.saturating_sub(1);
+        /// `turn` goes unused (its read stopped, or was handed over, before it came): the next
+        /// attempt takes it instead. A turn of a pace since replaced is nobody's.
+        pub(crate) fn give_back(&mut self, turn: Turn) {
+            let Some(learned) = self.learned.as_mut().filter(|l| l.from == turn.of) else {
+                return;
+            };
+            if turn.number >= learned.taken || learned.freed.contains(&turn.number) {
+                return;
+            }
+            learned.freed.push(turn.number);
+            // The last turns given back are not taken yet at all.
+            while let Some(i) = (learned.freed.iter()).position(|n| *n + 1 == learned.taken) {
+                learned.freed.swap_remove(i);
+                learned.taken -= 1;
             }
         }
 
@@ -121,7 +173,7 @@ mod learned {
 
         /// The pace learned, if one holds: this many turns per this span.
         pub(crate) fn learned(&self) -> Option<(u32, Duration)> {
-            self.learned.map(|l| (l.served.get(), l.span))
+            (self.learned.as_ref()).map(|l| (l.served.get(), l.span))
         }
 
         /// Where the run's block has ended by `now`: what it served over its span becomes the
@@ -141,21 +193,20 @@ mod learned {
                         .map_or(Duration::ZERO, |(first, last)| last - first),
                     from: end,
                     taken: 0,
+                    freed: Vec::new(),
                 }),
                 // Nothing served: the pace from before, its batches starting again at the end.
-                _ => self.learned.map(|l| Learned {
+                _ => self.learned.take().map(|l| Learned {
                     from: end,
                     taken: 0,
+                    freed: Vec::new(),
                     ..l
                 }),
             };
-            *self = Pace {
-                run_start: Some(end),
-                served: 0,
-                answers: None,
-                run_end: None,
-                ..*self
-            };
+            self.run_start = Some(end);
+            self.served = 0;
+            self.answers = None;
+            self.run_end = None;
         }
     }
 }
@@ -163,7 +214,7 @@ mod learned {
 /// A browser page's: nothing, so it compiles none of the rules above.
 #[cfg(not(feature = "learned-pace"))]
 mod inert {
-    use super::Duration;
+    use super::{Duration, Turn};
 
     /// A pace never learned.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -172,10 +223,10 @@ mod inert {
     impl Pace {
         pub(crate) fn served(&mut self, _now: Duration) {}
         pub(crate) fn blocked(&mut self, _until: Duration) {}
-        pub(crate) fn take_turn(&mut self, _now: Duration) -> Option<Duration> {
+        pub(crate) fn take_turn(&mut self, _now: Duration) -> Option<Turn> {
             None
         }
-        pub(crate) fn give_back(&mut self) {}
+        pub(crate) fn give_back(&mut self, _turn: Turn) {}
         pub(crate) fn opening_window(&self) -> Option<u32> {
             None
         }
@@ -196,6 +247,11 @@ mod tests {
         Duration::from_millis(n)
     }
 
+    /// When a turn comes.
+    fn at(turn: Option<Turn>) -> Option<Duration> {
+        turn.map(|t| t.at)
+    }
+
     /// A fixed window of 10 a second: ten served at 0 ms, refused until 1,000 ms.
     fn ten_then_blocked() -> Pace {
         let mut pace = Pace::default();
@@ -209,7 +265,7 @@ mod tests {
     #[test]
     fn after_a_block_turns_go_as_many_per_span_as_the_run_served_from_its_end() {
         let mut pace = ten_then_blocked();
-        let turns: Vec<_> = (0..25).map(|_| pace.take_turn(ms(1000))).collect();
+        let turns: Vec<_> = (0..25).map(|_| at(pace.take_turn(ms(1000)))).collect();
         let want: Vec<_> = (0..25).map(|k| Some(ms(1000 + 1000 * (k / 10)))).collect();
         assert_eq!(turns, want);
         assert_eq!(pace.learned(), Some((10, ms(1000))));
@@ -223,15 +279,15 @@ mod tests {
         pace.served(ms(2));
         assert_eq!(pace.opening_window(), Some(OPENING_WINDOW + 2));
         pace.blocked(ms(1000));
-        pace.take_turn(ms(1000));
+        at(pace.take_turn(ms(1000)));
         assert_eq!(pace.opening_window(), None, "a pace holds");
         // Dropped as stale, the window opens again, as on a new scope.
-        assert_eq!(pace.take_turn(ms(5000)), None);
+        assert_eq!(at(pace.take_turn(ms(5000))), None);
         assert_eq!(pace.opening_window(), Some(OPENING_WINDOW));
         // A block after a run that served nothing teaches no pace: the window holds.
         let mut refused = Pace::default();
         refused.blocked(ms(1000));
-        assert_eq!(refused.take_turn(ms(1000)), None);
+        assert_eq!(at(refused.take_turn(ms(1000))), None);
         assert_eq!(refused.opening_window(), Some(OPENING_WINDOW));
     }
 
@@ -243,7 +299,7 @@ mod tests {
         }
         pace.blocked(ms(1000));
         // Three a batch; the span runs from the first answer (1,000 ms), the spread is 9 ms.
-        let turns: Vec<_> = (0..7).map(|_| pace.take_turn(ms(1000))).collect();
+        let turns: Vec<_> = (0..7).map(|_| at(pace.take_turn(ms(1000)))).collect();
         let want = [1000, 1000, 1000, 2009, 2009, 2009, 3018];
         assert_eq!(turns, want.map(|t| Some(ms(t))));
     }
@@ -251,56 +307,99 @@ mod tests {
     #[test]
     fn nothing_is_paced_before_a_block_has_ended() {
         let mut pace = ten_then_blocked();
-        assert_eq!(pace.take_turn(ms(999)), None);
+        assert_eq!(at(pace.take_turn(ms(999))), None);
         let mut unblocked = Pace::default();
         unblocked.served(ms(0));
-        assert_eq!(unblocked.take_turn(ms(5)), None);
+        assert_eq!(at(unblocked.take_turn(ms(5))), None);
     }
 
     #[test]
     fn a_turn_is_never_before_now() {
         let mut pace = ten_then_blocked();
         for _ in 0..10 {
-            assert_eq!(pace.take_turn(ms(1250)), Some(ms(1250)));
+            assert_eq!(at(pace.take_turn(ms(1250))), Some(ms(1250)));
         }
-        assert_eq!(pace.take_turn(ms(1250)), Some(ms(2000)));
+        assert_eq!(at(pace.take_turn(ms(1250))), Some(ms(2000)));
     }
 
     #[test]
     fn a_pace_that_held_no_one_back_for_a_span_is_dropped() {
         let mut pace = ten_then_blocked();
         for _ in 0..10 {
-            pace.take_turn(ms(1000));
+            at(pace.take_turn(ms(1000)));
         }
         // The next batch was free from 2,000 ms; a whole span (1 s) later it is stale.
-        assert_eq!(pace.take_turn(ms(2999)), Some(ms(2999)));
-        assert_eq!(pace.take_turn(ms(3000)), None);
+        assert_eq!(at(pace.take_turn(ms(2999))), Some(ms(2999)));
+        assert_eq!(at(pace.take_turn(ms(3000))), None);
         assert_eq!(pace.learned(), None);
     }
 
     #[test]
     fn a_turn_given_back_is_the_next_one_taken() {
         let mut pace = ten_then_blocked();
-        for _ in 0..10 {
-            pace.take_turn(ms(1000));
+        let turns: Vec<Turn> = (0..12).filter_map(|_| pace.take_turn(ms(1000))).collect();
+        assert_eq!(turns[11].at, ms(2000));
+        // The last two taken go unused: the next two are theirs again.
+        pace.give_back(turns[11]);
+        pace.give_back(turns[10]);
+        assert_eq!(at(pace.take_turn(ms(1000))), Some(ms(2000)));
+        assert_eq!(at(pace.take_turn(ms(1000))), Some(ms(2000)));
+        assert_eq!(at(pace.take_turn(ms(1000))), Some(ms(2000)));
+    }
+
+    #[test]
+    fn turns_given_back_before_they_came_go_first_and_no_batch_grows() {
+        let mut pace = ten_then_blocked();
+        // 35 reads take turns: batches at 1, 2, 3 and 4 s (10, 10, 10, 5).
+        let turns: Vec<Turn> = (0..35).filter_map(|_| pace.take_turn(ms(1000))).collect();
+        // Twenty of them are handed over before their turn: five of each of the first four
+        // batches.
+        let gone: Vec<Turn> = (0..4)
+            .flat_map(|b| &turns[b * 10..b * 10 + 5])
+            .copied()
+            .collect();
+        for turn in &gone {
+            pace.give_back(*turn);
         }
-        assert_eq!(pace.take_turn(ms(1000)), Some(ms(2000)));
-        pace.give_back();
-        pace.give_back();
-        assert_eq!(pace.take_turn(ms(1000)), Some(ms(1000)));
-        assert_eq!(pace.take_turn(ms(1000)), Some(ms(2000)));
+        // The next twenty take the freed turns, earliest first, and then the rest of the
+        // last batch: never more than ten a batch.
+        let next: Vec<Duration> = (0..25)
+            .filter_map(|_| at(pace.take_turn(ms(1000))))
+            .collect();
+        let mut per_batch = std::collections::BTreeMap::new();
+        for t in turns
+            .iter()
+            .filter(|t| !gone.contains(t))
+            .map(|t| t.at)
+            .chain(next.clone())
+        {
+            *per_batch.entry(t).or_insert(0) += 1;
+        }
+        assert!(per_batch.values().all(|n| *n <= 10), "{per_batch:?}");
+        assert_eq!(next[..5], [ms(1000); 5]);
+        assert_eq!(next[20..], [ms(4000); 5]);
+        // A turn whose batch's span has passed is not taken again later: its window served
+        // what it could, and the next window has its own ten.
+        let mut late = ten_then_blocked();
+        let first: Vec<Turn> = (0..11).filter_map(|_| late.take_turn(ms(1000))).collect();
+        late.give_back(first[0]);
+        let later: Vec<Duration> = (0..10)
+            .filter_map(|_| at(late.take_turn(ms(2100))))
+            .collect();
+        assert_eq!(later[..9], [ms(2100); 9]);
+        assert_eq!(later[9], ms(3000), "the 2 s window would send eleven");
     }
 
     #[test]
     fn a_run_that_served_nothing_keeps_the_pace_from_before() {
         let mut pace = ten_then_blocked();
-        pace.take_turn(ms(1000));
+        at(pace.take_turn(ms(1000)));
         pace.blocked(ms(2000));
-        assert_eq!(pace.take_turn(ms(2000)), Some(ms(2000)));
+        assert_eq!(at(pace.take_turn(ms(2000))), Some(ms(2000)));
         assert_eq!(pace.learned(), Some((10, ms(1000))));
         let mut never_served = Pace::default();
         never_served.blocked(ms(1000));
-        assert_eq!(never_served.take_turn(ms(1000)), None);
+        assert_eq!(at(never_served.take_turn(ms(1000))), None);
     }
 
     #[test]
@@ -311,7 +410,7 @@ mod tests {
         for at in 1..5 {
             pace.served(ms(at * 10));
         }
-        pace.take_turn(ms(1000));
+        at(pace.take_turn(ms(1000)));
         assert_eq!(pace.learned(), Some((5, ms(1000))));
     }
 
@@ -319,13 +418,13 @@ mod tests {
     fn the_next_run_starts_at_the_block_end_and_a_later_block_relearns() {
         let mut pace = ten_then_blocked();
         for _ in 0..5 {
-            pace.take_turn(ms(1000));
+            at(pace.take_turn(ms(1000)));
         }
         for at in 0..4 {
             pace.served(ms(1000 + 100 * at));
         }
         pace.blocked(ms(3000));
-        assert_eq!(pace.take_turn(ms(3000)), Some(ms(3000)));
+        assert_eq!(at(pace.take_turn(ms(3000))), Some(ms(3000)));
         assert_eq!(pace.learned(), Some((4, ms(2000))));
     }
 }

@@ -260,6 +260,31 @@ fn a_turn_left_by_a_read_that_stops_at_once_goes_to_the_next() {
 }
 
 #[test]
+fn a_turn_left_by_a_read_handed_over_or_gone_goes_to_the_next_read() {
+    let ms = Duration::from_millis;
+    let mut client = paced();
+    one_served_then_refused(&mut client);
+    let a = (client.handle_start(ms(500), API, RetryPolicy::new(), 0)).unwrap();
+    let b = (client.handle_start(ms(500), API, RetryPolicy::new(), 0)).unwrap();
+    let c = (client.handle_start(ms(500), API, RetryPolicy::new(), 0)).unwrap();
+    steps(&mut client);
+    client.handle_timeout(ms(1300));
+    let waits = steps(&mut client);
+    let turns = [a, b, c].map(|r| waits_until(&waits, r));
+    assert_eq!(turns, [ms(2500), ms(3700), ms(4900)].map(Some));
+    // B's wait is handed to another client (a render's, to the browser), and C's user leaves:
+    // their turns are the next reads', not pushed past them.
+    assert!(client.hand_over(ms(1400), b).is_some());
+    client.handle_leave(ms(1400), c);
+    let d = (client.handle_start(ms(1500), API, RetryPolicy::new(), 0)).unwrap();
+    let e = (client.handle_start(ms(1500), API, RetryPolicy::new(), 0)).unwrap();
+    let f = (client.handle_start(ms(1500), API, RetryPolicy::new(), 0)).unwrap();
+    let waits = steps(&mut client);
+    let turns = [d, e, f].map(|r| waits_until(&waits, r));
+    assert_eq!(turns, [ms(3700), ms(4900), ms(6100)].map(Some));
+}
+
+#[test]
 fn a_turn_inside_a_longer_block_is_void_and_the_blocks_end_gives_a_new_one() {
     let ms = Duration::from_millis;
     let mut client = paced();

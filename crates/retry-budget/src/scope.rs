@@ -15,7 +15,7 @@ use std::time::Duration;
 use super::block::blocks_scope;
 pub use super::block::{BlockCause, ScopeBlock};
 pub use super::lease::Lease;
-use super::pace::Pace;
+use super::pace::{Pace, Turn};
 use super::places::{Place, Places, Taken};
 use super::policy::{is_success, Priority};
 use super::response::Reading;
@@ -301,17 +301,18 @@ impl ScopeLedger {
     /// holds it back, the block it waits for (until its turn; the cause and the delay asked
     /// are the last block's), its turn taken. `None`: it starts now (its turn, if the scope is
     /// paced, taken at `now`).
-    pub(crate) fn take_turn(&mut self, now: Duration, scope: &str) -> Option<ScopeBlock> {
+    pub(crate) fn take_turn(&mut self, now: Duration, scope: &str) -> Option<(ScopeBlock, Turn)> {
         if !self.learns_pace() || self.poll_block(now, scope).is_some() {
             return None;
         }
         let kept = self.scopes.get_mut(scope)?;
-        let turn = kept.pace.take_turn(now).filter(|turn| *turn > now)?;
+        let turn = kept.pace.take_turn(now).filter(|turn| turn.at > now)?;
         let last = kept.state.block?;
-        Some(ScopeBlock {
-            until: turn,
+        let held = ScopeBlock {
+            until: turn.at,
             ..last
-        })
+        };
+        Some((held, turn))
     }
 
     /// Where the scope learns its pace, the most requests it may have in flight at `now`
@@ -357,15 +358,15 @@ impl ScopeLedger {
         let Some(kept) = self.scopes.get(scope).filter(|_| self.learns_pace()) else {
             return false;
         };
-        let mut pace = kept.pace;
-        pace.take_turn(now).is_some_and(|turn| turn > now)
+        let mut pace = kept.pace.clone();
+        pace.take_turn(now).is_some_and(|turn| turn.at > now)
     }
 
-    /// The turn on `scope` just taken goes unused (its read stopped at once): the next
-    /// attempt takes it.
-    pub(crate) fn give_back_turn(&mut self, scope: &str) {
+    /// `turn` on `scope` goes unused (its read stopped, or was handed over, before it came):
+    /// the next attempt takes it.
+    pub(crate) fn give_back_turn(&mut self, scope: &str, turn: Turn) {
         if let Some(kept) = self.scopes.get_mut(scope) {
-            kept.pace.give_back();
+            kept.pace.give_back(turn);
         }
     }
 
