@@ -17,7 +17,8 @@
 //! (default 20); here this crate also reads with the scope's in-flight limit 10. Then 100
 //! callers at once, one read each, against 10 answers a second, and 1,000 against 100: this
 //! crate with its defaults, with `for_shared_quota`, and with the scope's in-flight limit,
-//! beside `reqwest-retry`, plain `reqwest` and the bound (one request a read).
+//! beside `reqwest-retry`, plain `reqwest` and the bound (one request a read); and 1,000
+//! callers spread evenly over a minute against 10 a second, more than it serves.
 //!
 //! Columns: reads loaded; requests at the API per loaded read; requests a read sent during a
 //! block it had been told of (each read against a shared limiter asks for a collection of its
@@ -203,10 +204,12 @@ type Failed = Box<dyn std::error::Error>;
 
 #[tokio::main]
 async fn main() -> Result<(), Failed> {
-    let (seconds, at_once_only) = args()?;
+    let (seconds, only) = args()?;
     let origin = serve().await?;
-    if at_once_only {
-        return at_once_tables(&origin).await;
+    match only {
+        Some(Only::AtOnce) => return at_once_tables(&origin).await,
+        Some(Only::Spread) => return spread_table(&origin).await,
+        None => {}
     }
     println!(
         "bench-peers: {AT_ONCE} reads at once per case, then {CALLERS} callers for {seconds} s against 10 answers a second"
@@ -247,6 +250,7 @@ async fn main() -> Result<(), Failed> {
         }
     }
     at_once_tables(&origin).await?;
+    spread_table(&origin).await?;
     println!();
     println!("{IN_FLIGHT} calls in flight at once, {AT_THE_API} at a time at the API, each answer held 100 ms:");
     println!();
@@ -286,19 +290,47 @@ async fn at_once_tables(origin: &str) -> Result<(), Failed> {
         println!();
         println!("| client | requests | per loaded read | loaded | sent during a block | all done after |");
         println!("|---|---:|---:|---:|---:|---:|");
-        at_once(origin, callers, (quota, kind, fields)).await?;
+        many(origin, (callers, Duration::ZERO), (quota, kind, fields)).await?;
     }
     Ok(())
 }
 
+/// The table of many callers spread over a minute: 1,000, one read each, evenly over 60 s,
+/// against 10 answers a second (fixed windows, with the RateLimit fields): more than the quota
+/// serves, so some reads cannot load within their 20 s, and what a client sends for them is
+/// the load it adds for nothing.
+async fn spread_table(origin: &str) -> Result<(), Failed> {
+    let (callers, over, quota) = (1_000, Duration::from_secs(60), 10);
+    println!();
+    println!(
+        "{callers} callers spread evenly over {} s, one read each, against {quota} answers a second (fixed, with the RateLimit fields):",
+        over.as_secs()
+    );
+    println!();
+    println!(
+        "| client | requests | per loaded read | loaded | sent during a block | all done after |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    many(origin, (callers, over), (quota, "fixed", true)).await
+}
+
+/// Which table alone a run prints.
+enum Only {
+    /// The tables of many callers at once.
+    AtOnce,
+    /// The table of many callers spread over a minute.
+    Spread,
+}
+
 /// `--seconds N`: how long the callers read the limited API; `--at-once`: only the tables of
-/// many callers at once.
-fn args() -> Result<(u64, bool), String> {
+/// many callers at once; `--spread`: only the table of many callers spread over a minute.
+fn args() -> Result<(u64, Option<Only>), String> {
     let mut args = std::env::args().skip(1);
-    let (mut seconds, mut at_once_only) = (20, false);
+    let (mut seconds, mut only) = (20, None);
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--at-once" => at_once_only = true,
+            "--at-once" => only = Some(Only::AtOnce),
+            "--spread" => only = Some(Only::Spread),
             "--seconds" => {
                 let v = args.next().ok_or("--seconds needs a value")?;
                 seconds = v
@@ -307,12 +339,12 @@ fn args() -> Result<(u64, bool), String> {
             }
             other => {
                 return Err(format!(
-                    "unknown argument {other:?}; try --seconds N or --at-once"
+                    "unknown argument {other:?}; try --seconds N, --at-once or --spread"
                 ))
             }
         }
     }
-    Ok((seconds, at_once_only))
+    Ok((seconds, only))
 }
 
 /// This crate's policy in `case`: the defaults, which retry `429` only; told to retry `503`
@@ -538,13 +570,14 @@ async fn crowd(
     Ok(row)
 }
 
-/// `callers` reads at once, one each, against a limit of `quota` answers a second, through
-/// each client in turn (this crate with its defaults, with `for_shared_quota`, with the scope's
-/// in-flight limit `quota`; `reqwest-retry`; plain `reqwest`), counted at the limiter; then the
-/// bound: one request a read, the last in the window that serves it. Prints a row each.
-async fn at_once(
+/// `callers` reads, one each, started evenly `over` a span (at once where it is zero), against
+/// a limit of `quota` answers a second, through each client in turn (this crate with its
+/// defaults, with `for_shared_quota`, with the scope's in-flight limit `quota`;
+/// `reqwest-retry`; plain `reqwest`), counted at the limiter; then the bound: one request a
+/// read, as many loaded as the quota serves while any read may still be. Prints a row each.
+async fn many(
     origin: &str,
-    callers: usize,
+    (callers, over): (usize, Duration),
     (quota, kind, fields): (usize, &str, bool),
 ) -> Result<(), Failed> {
     let allowed = AllowedOrigins::new([origin])?;
@@ -595,12 +628,17 @@ async fn at_once(
         let made = format!("{origin}/limits?quota={quota}&window_s=1&kind={kind}&fields={fields}");
         let base = base(origin, reqwest::Client::new().post(made)).await?;
         let started = Instant::now();
-        let reads = (0..callers).map(|i| read(http, format!("{base}/palettes?collection=c{i}")));
+        let base = &base;
+        let reads = (0..callers).map(|i| async move {
+            let starts = over.mul_f64(i as f64 / callers as f64);
+            tokio::time::sleep_until((started + starts).into()).await;
+            read(http, format!("{base}/palettes?collection=c{i}")).await
+        });
         let loaded = (futures::future::join_all(reads).await.iter())
             .filter(|(l, _)| *l)
             .count();
         let took = started.elapsed();
-        let requests = requests_at(&base).await?;
+        let requests = requests_at(base).await?;
         let during = sent_during_a_block(&requests);
         let per_loaded = match loaded {
             0 => "-".to_owned(),
@@ -612,8 +650,17 @@ async fn at_once(
             took.as_secs_f64()
         );
     }
-    let last_window = callers.div_ceil(quota) - 1;
-    println!("| the bound | {callers} | 1.00 | {callers} of {callers} | 0 | {last_window}.0 s (the last window that serves one opens) |");
+    if over.is_zero() {
+        let last_window = callers.div_ceil(quota) - 1;
+        println!("| the bound | {callers} | 1.00 | {callers} of {callers} | 0 | {last_window}.0 s (the last window that serves one opens) |");
+    } else {
+        // The quota serves `quota` a second until the last read's budget (20 s) ends.
+        let served = (quota * (over.as_secs() as usize + 20)).min(callers);
+        println!(
+            "| the bound | {served} | 1.00 | at most {served} of {callers} | 0 | {} s |",
+            over.as_secs() + 20
+        );
+    }
     Ok(())
 }
 
