@@ -217,7 +217,7 @@ mod inert {
     use super::{Duration, Turn};
 
     /// A pace never learned.
-    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
     pub(crate) struct Pace;
 
     impl Pace {
