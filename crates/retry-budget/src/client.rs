@@ -739,7 +739,7 @@ impl Client {
         let hand_over = self.reads.get_mut(read)?.action.hand_over(now)?;
         let entry = self.reads.remove(read)?;
         // Its turn, if it waited for one, is the next attempt's here.
-        if let Some(turn) = entry.turn {
+        if let Some(turn) = entry.turn.filter(|_| self.ledger.learns_pace()) {
             self.ledger.give_back_turn(&entry.scope, turn);
         }
         let priority = entry.action.policy().priority();
@@ -798,8 +798,9 @@ impl Client {
                 step,
             });
         }
-        // A read that stopped before its turn came leaves the turn to the next.
-        if *entry.action.phase() == Phase::Stopped {
+        // A read that stopped before its turn came leaves the turn to the next (only a
+        // ledger that learns the pace gives turns: a browser's compiles none of it).
+        if self.ledger.learns_pace() && *entry.action.phase() == Phase::Stopped {
             if let Some(turn) = entry.turn.take() {
                 self.ledger.give_back_turn(&entry.scope, turn);
             }
