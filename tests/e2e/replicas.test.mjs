@@ -128,7 +128,9 @@ test('a replica killed holding the scope\'s one place: the other sends once its 
     assert.ok(Date.now() - taken < 8000, 'the dead replica\'s place was never freed');
     await sleep(200);
   }
-  assert.ok(sent >= 4700 && sent < 6500, `sent ${sent} ms after the dead replica took its place`);
+  // A render asks for a place for at most the share's timeout (250 ms) before it lets its read
+  // go: the first one sent may have started that long before the place was freed.
+  assert.ok(sent >= 4500 && sent < 6500, `sent ${sent} ms after the dead replica took its place`);
   assert.equal(await mostAtOnce(api), 1);
   await redis.stop();
 });
