@@ -289,26 +289,18 @@ impl Client {
                 (action, turn.map(|(_, turn)| turn))
             }
         };
-        let id = self.add(now, scope, action);
-        self.hold_turn(id, turn);
-        Ok(id)
+        Ok(self.add(now, scope, action, turn))
     }
 
-    /// `read` took `turn` (if any) from its scope's pace: it holds it while it waits for it,
-    /// and gives it back if it stopped at once.
-    fn hold_turn(&mut self, read: ReadId, turn: Option<Turn>) {
-        let (Some(turn), Some(entry)) = (turn, self.reads.get_mut(read)) else {
-            return;
-        };
-        if *entry.action.phase() == Phase::Stopped {
-            self.ledger.give_back_turn(&entry.scope, turn);
-        } else {
-            entry.turn = Some(turn);
-        }
-    }
-
-    /// A new read on `scope`, named and added; its first step follows.
-    fn add(&mut self, now: Duration, scope: &str, action: ReadAction) -> ReadId {
+    /// A new read on `scope`, named and added, holding `turn` (if it took one from its scope's
+    /// pace; given back at once if it stopped at once); its first step follows.
+    fn add(
+        &mut self,
+        now: Duration,
+        scope: &str,
+        action: ReadAction,
+        turn: Option<Turn>,
+    ) -> ReadId {
         self.last_id += 1;
         let id = ReadId(self.last_id);
         let entry = Entry {
@@ -316,7 +308,7 @@ impl Client {
             scope: scope.to_owned(),
             action,
             waiting_token: None,
-            turn: None,
+            turn,
             lease: Leasing::None,
         };
         self.reads.insert(id, entry);
@@ -369,7 +361,7 @@ impl Client {
         if self.ledger.learns_pace() {
             action.pace_releases();
         }
-        Ok(self.add(now, scope, action))
+        Ok(self.add(now, scope, action, None))
     }
 
     /// The answer to `read`'s attempt arrived at `now`. `local_wall_clock` is the local wall
@@ -628,6 +620,9 @@ impl Client {
             if entry.action.poll_timeout().is_some_and(|t| t <= now) {
                 let turn = self.turn_at_wake(now, read);
                 if let Some(entry) = self.reads.get_mut(read) {
+                    // The turn taken, if any, is held while the read waits for it (and given
+                    // back as the read moves, if it stopped at once).
+                    entry.turn = turn.map(|(_, turn)| turn);
                     match turn {
                         // Held back to its turn: the wait goes on, or the read stops at once.
                         Some((held, _)) => entry.action.handle_scope_block(now, held),
@@ -642,7 +637,6 @@ impl Client {
                         }
                     }
                 }
-                self.hold_turn(read, turn.map(|(_, turn)| turn));
                 self.moved(read);
                 self.settle(now, read);
             } else if let (true, Leasing::AgainAt(at)) = (SHARES_LEASES, entry.lease) {
@@ -798,8 +792,8 @@ impl Client {
                 step,
             });
         }
-        // A read that stopped before its turn came leaves the turn to the next (only a
-        // ledger that learns the pace gives turns: a browser's compiles none of it).
+        // A read that stopped before its turn came (at once, or later) leaves the turn to the
+        // next (only a ledger that learns the pace gives turns: a browser's compiles none of it).
         if self.ledger.learns_pace() && *entry.action.phase() == Phase::Stopped {
             if let Some(turn) = entry.turn.take() {
                 self.ledger.give_back_turn(&entry.scope, turn);
