@@ -738,8 +738,8 @@ async fn a_read_dropped_mid_attempt_gives_its_place_back_at_once() {
     let origin = crowd_api(1).await;
     let a = replica(&origin, Some(&redis.url()), 1).await;
     let b = replica(&origin, Some(&redis.url()), 1).await;
-    // A Redis used for the first time gives no place for 1 s (4 × `retry_every`), as one
-    // that restarted empty: the first read waits that.
+    // A Redis used for the first time gives no place for 1 s (4 × `retry_every`) from the
+    // first connect, as one that restarted empty: a read right after the connect waits that.
     let (loaded, took) = crowd(std::slice::from_ref(&a), &slow_limit(&origin, 0).await, 1).await;
     assert_eq!(loaded, 1);
     assert!(took >= Duration::from_millis(900), "{took:?}");
