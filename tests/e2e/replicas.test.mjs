@@ -105,7 +105,8 @@ test('a replica killed holding the scope\'s one place: the other sends once its 
   const replicas = [];
   for (let i = 0; i < 2; i++) replicas.push(await serve(['--api', api, '--redis', redis.url, '--in-flight-limit', '1']));
   const [dying, living] = replicas;
-  // A Redis used for the first time gives no place for its first second.
+  // A Redis used for the first time gives no place for a second from the first replica's
+  // connect: a render now sends nothing; then that second passes.
   assert.ok(!loaded((await render(dying)).html));
   await sleep(1100);
   const taken = Date.now();
@@ -138,8 +139,7 @@ test('a replica killed holding the scope\'s one place: the other sends once its 
 test('Redis paused while replicas render: each render within its allowance on its own limit, and shared again once Redis resumes', async () => {
   const redis = await startRedis();
   const { api, replicas } = await fleet(4, redis);
-  // Past the first second of a Redis used for the first time.
-  await render(replicas[0]);
+  // Past the first second (from the first replica's connect) of a Redis used for the first time.
   await sleep(1100);
   redis.signal('SIGSTOP');
   for (const r of replicas) {
