@@ -43,6 +43,7 @@ pub(crate) struct Turn {
 /// What a server's client learns.
 #[cfg(feature = "learned-pace")]
 mod learned {
+    use std::collections::BTreeSet;
     use std::num::NonZeroU32;
 
     use super::{Duration, Turn};
@@ -79,8 +80,8 @@ mod learned {
         from: Duration,
         /// Turns taken since.
         taken: u32,
-        /// Turns given back before they came, below `taken`: taken again first.
-        freed: Vec<u32>,
+        /// Turns given back before they came, below `taken`: taken again first, earliest first.
+        freed: BTreeSet<u32>,
     }
 
     impl Learned {
@@ -132,18 +133,20 @@ mod learned {
                 self.learned = None;
                 return None;
             }
-            // A turn given back goes first, the earliest, while its batch's span still runs.
-            let mut freed = std::mem::take(&mut learned.freed);
-            freed.retain(|n| now < learned.at(*n).saturating_add(learned.span));
-            let earliest = (freed.iter().enumerate()).min_by_key(|(_, n)| **n);
-            let number = match earliest.map(|(i, _)| i) {
-                Some(i) => freed.swap_remove(i),
-                None => {
-                    learned.taken = learned.taken.saturating_add(1);
-                    learned.taken - 1
+            // A turn given back goes first, the earliest, while its batch's span still runs
+            // (turns come in the order of their numbers, so the ones whose span has passed are
+            // the first, and go).
+            let mut reused = None;
+            while let Some(n) = learned.freed.pop_first() {
+                if now < learned.at(n).saturating_add(learned.span) {
+                    reused = Some(n);
+                    break;
                 }
-            };
-            learned.freed = freed;
+            }
+            let number = reused.unwrap_or_else(|| {
+                learned.taken = learned.taken.saturating_add(1);
+                learned.taken - 1
+            });
             Some(learned.turn(number, now))
         }
 
@@ -153,14 +156,15 @@ mod learned {
             let Some(learned) = self.learned.as_mut().filter(|l| l.from == turn.of) else {
                 return;
             };
-            if turn.number >= learned.taken || learned.freed.contains(&turn.number) {
+            if turn.number >= learned.taken || !learned.freed.insert(turn.number) {
                 return;
             }
-            learned.freed.push(turn.number);
             // The last turns given back are not taken yet at all.
-            while let Some(i) = (learned.freed.iter()).position(|n| *n + 1 == learned.taken) {
-                learned.freed.swap_remove(i);
-                learned.taken -= 1;
+            while let Some(last) = learned.taken.checked_sub(1) {
+                if !learned.freed.remove(&last) {
+                    break;
+                }
+                learned.taken = last;
             }
         }
 
@@ -193,13 +197,13 @@ mod learned {
                         .map_or(Duration::ZERO, |(first, last)| last - first),
                     from: end,
                     taken: 0,
-                    freed: Vec::new(),
+                    freed: BTreeSet::new(),
                 }),
                 // Nothing served: the pace from before, its batches starting again at the end.
                 _ => self.learned.take().map(|l| Learned {
                     from: end,
                     taken: 0,
-                    freed: Vec::new(),
+                    freed: BTreeSet::new(),
                     ..l
                 }),
             };
@@ -345,6 +349,11 @@ mod tests {
         assert_eq!(at(pace.take_turn(ms(1000))), Some(ms(2000)));
         assert_eq!(at(pace.take_turn(ms(1000))), Some(ms(2000)));
         assert_eq!(at(pace.take_turn(ms(1000))), Some(ms(2000)));
+        // Every turn given back, down to the first: none is taken, and the first is next.
+        let mut all_back = ten_then_blocked();
+        let first = all_back.take_turn(ms(1000)).unwrap();
+        all_back.give_back(first);
+        assert_eq!(at(all_back.take_turn(ms(1000))), Some(ms(1000)));
     }
 
     #[test]
